@@ -1,0 +1,158 @@
+package io.dgen4j.cli;
+
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.gen.Generator;
+import io.dgen4j.gen.StreamCursor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code dgen4j generate}: writes a stream to a file, to stdout, or nowhere (to time generation). */
+@Command(name = "generate", mixinStandardHelpOptions = true,
+        description = {"Generate a data stream with exact dedup and compression ratios.",
+                "Writes to --out FILE, to stdout with --out -, or only fills memory without --out.",
+                "Prints the generation rate and the seed (give --seed to reproduce a run)."})
+final class GenerateCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec command;
+
+    @Option(names = "--size", required = true, converter = ByteSize.class,
+            description = "Stream size, e.g. 1GiB, 256MiB, 10GB.")
+    long size;
+
+    @Option(names = "--dedup", defaultValue = "1", description = "Dedup ratio, >= 1 (default ${DEFAULT-VALUE}).")
+    double dedup;
+
+    @Option(names = "--compress", defaultValue = "1", description = "Compression ratio, >= 1 (default ${DEFAULT-VALUE}).")
+    double compress;
+
+    @Option(names = "--block-size", defaultValue = "4096", converter = ByteSize.class,
+            description = "Dedup block size, a power of two in [512, 64MiB] (default ${DEFAULT-VALUE}).")
+    long blockSize;
+
+    @Option(names = "--seed", converter = SeedConverter.class,
+            description = "Seed (unsigned 64-bit); default: a random seed, printed.")
+    Long seed;
+
+    @Option(names = "--threads", defaultValue = "0",
+            description = "Generator threads; 0 = the CPUs this process may use (default).")
+    int threads;
+
+    @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
+            description = "Buffer filled and written per step (default ${DEFAULT-VALUE}).")
+    long chunk;
+
+    @Option(names = "--out", paramLabel = "FILE|-", description = "Output file, or - for stdout.")
+    String out;
+
+    @Option(names = "--generator", description = "auto (default; or DGEN4J_DATA_GEN), native or java.")
+    GeneratorChoice generator;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        if (blockSize > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("block size must be a power of two in [512, 64MiB], got " + blockSize);
+        }
+        if (chunk <= 0 || chunk > (1L << 31)) {
+            throw new IllegalArgumentException("--chunk must be in (0, 2GiB], got " + chunk);
+        }
+        DataSpec.Builder b = DataSpec.builder().size(size).dedupRatio(dedup).compressRatio(compress)
+                .blockSize((int) blockSize);
+        if (seed != null) {
+            b.seed(seed);
+        }
+        DataSpec spec = b.build();
+        GeneratorChoice choice = generator != null ? generator : GeneratorChoice.fromEnvironment();
+        boolean toStdout = "-".equals(out);
+        // With data on stdout, the report goes to stderr.
+        PrintWriter report = toStdout ? command.commandLine().getErr() : command.commandLine().getOut();
+
+        long fillNanos = 0;
+        long start = System.nanoTime();
+        try (Generator gen = Generator.open(spec, choice.kind, threads);
+             Arena arena = Arena.ofConfined();
+             WritableByteChannel ch = openOutput(toStdout);
+             Progress progress = new Progress(System.err,
+                     "generate", size, !json && !toStdout)) {
+            MemorySegment buf = arena.allocate(Math.max(1, Math.min(chunk, Math.max(size, 1))), 4096);
+            StreamCursor cursor = gen.cursor();
+            while (cursor.hasRemaining()) {
+                long t0 = System.nanoTime();
+                long n = cursor.next(buf);
+                fillNanos += System.nanoTime() - t0;
+                if (ch != null) {
+                    ByteBuffer bb = buf.asSlice(0, n).asByteBuffer();
+                    while (bb.hasRemaining()) {
+                        ch.write(bb);
+                    }
+                }
+                progress.update(cursor.position());
+            }
+            double total = (System.nanoTime() - start) / 1e9;
+            double fill = fillNanos / 1e9;
+            Map<String, Object> r = Json.object();
+            r.put("bytes", size);
+            r.put("seed", spec.seedString());
+            r.put("seedRandom", spec.seedIsRandom());
+            r.put("dedup", spec.dedupRatio());
+            r.put("compress", spec.compressRatio());
+            r.put("blockSize", spec.blockSize());
+            r.put("distinctBlocks", spec.distinctBlocks());
+            r.put("generator", gen.implementation());
+            r.put("threads", gen.threads());
+            r.put("out", out == null ? null : out);
+            r.put("fillSeconds", round(fill));
+            r.put("fillGBps", round(fill > 0 ? size / fill / 1e9 : 0));
+            r.put("totalSeconds", round(total));
+            r.put("totalGBps", round(total > 0 ? size / total / 1e9 : 0));
+            if (json) {
+                report.println(Json.write(r));
+            } else {
+                report.printf(Locale.ROOT, "generated %s (%d bytes) with the %s generator, %d thread(s)%n",
+                        ByteSize.format(size), size, gen.implementation(), gen.threads());
+                report.printf(Locale.ROOT, "  seed %s%s  (reproduce with --seed %s)%n", spec.seedString(),
+                        spec.seedIsRandom() ? " (random)" : "", spec.seedString());
+                report.printf(Locale.ROOT, "  dedup %s (%d distinct of %d blocks of %d B), compress %s%n",
+                        spec.dedupRatio(), spec.distinctBlocks(), spec.blocks(), spec.blockSize(), spec.compressRatio());
+                report.printf(Locale.ROOT, "  generation %.3f s = %.2f GB/s (fill time only)%n", fill,
+                        fill > 0 ? size / fill / 1e9 : 0);
+                report.printf(Locale.ROOT, "  total      %.3f s = %.2f GB/s%s%n", total,
+                        total > 0 ? size / total / 1e9 : 0, out == null ? "" : " (including writes to " + out + ")");
+            }
+            report.flush();
+        }
+        return 0;
+    }
+
+    private WritableByteChannel openOutput(boolean toStdout) throws IOException {
+        if (out == null) {
+            return null;
+        }
+        if (toStdout) {
+            return new FileOutputStream(java.io.FileDescriptor.out).getChannel();
+        }
+        return FileChannel.open(Path.of(out), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1000.0) / 1000.0;
+    }
+}

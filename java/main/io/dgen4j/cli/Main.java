@@ -1,0 +1,44 @@
+package io.dgen4j.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code dgen4j} command line: the only part of dgen4j that prints. */
+@Command(name = "dgen4j", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Synthetic ML-checkpoint data at memory speed, with exact dedup and compression ratios.",
+        subcommands = {GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+public final class Main {
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line with the given output streams; returns the exit status. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            cmd.getErr().println("dgen4j: " + describe(ex));
+            return 1;
+        });
+        return cl.execute(args);
+    }
+
+    static String describe(Throwable ex) {
+        String msg = ex.getMessage();
+        return msg == null || msg.isBlank() ? ex.toString() : msg;
+    }
+
+    /** Version from the jar manifest, else "dev". */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"dgen4j " + (v == null ? "dev" : v)};
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** The picocli command line; the only package that prints. */
+package io.dgen4j.cli;

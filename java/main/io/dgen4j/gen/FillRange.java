@@ -1,0 +1,31 @@
+package io.dgen4j.gen;
+
+import java.lang.foreign.MemorySegment;
+
+/** The argument checks every fill makes before touching memory or native code. */
+final class FillRange {
+    private FillRange() {}
+
+    static void check(DataSpec spec, MemorySegment dst, long offset, long length) {
+        if (dst == null) {
+            throw new IllegalArgumentException("destination segment must not be null");
+        }
+        if (!dst.scope().isAlive()) {
+            throw new IllegalStateException("the destination segment's arena is closed");
+        }
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("the destination segment is read-only");
+        }
+        if (length < 0) {
+            throw new IllegalArgumentException("length must be >= 0, got " + length);
+        }
+        if (length > dst.byteSize()) {
+            throw new IllegalArgumentException(String.format(
+                    "destination segment of %d bytes is too small for %d bytes", dst.byteSize(), length));
+        }
+        if (offset < 0 || offset > spec.size() || length > spec.size() - offset) {
+            throw new IllegalArgumentException(String.format(
+                    "range [%d, %d) is outside the stream of %d bytes", offset, offset + length, spec.size()));
+        }
+    }
+}

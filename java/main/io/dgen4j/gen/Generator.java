@@ -1,0 +1,134 @@
+package io.dgen4j.gen;
+
+import io.dgen4j.nativelib.NativeLibrary;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fills memory with the bytes of a {@link DataSpec}'s stream, in place, at any stream offset.
+ *
+ * <p>Two implementations produce the same bytes: {@link NativeGenerator} (the Rust core, with a
+ * persistent worker pool) and {@link JavaGenerator} (the pure-Java twin). {@link #open(DataSpec)}
+ * picks the native one when it loads and otherwise falls back to the twin, saying so once in the
+ * log (unless {@code -Ddgen4j.native.require=true} demands native code).
+ *
+ * {@snippet :
+ * DataSpec spec = DataSpec.builder().size(64L << 20).seed(7).build();
+ * try (Arena arena = Arena.ofConfined(); Generator gen = Generator.open(spec)) {
+ *     MemorySegment chunk = arena.allocate(1 << 20, 4096);
+ *     StreamCursor cursor = gen.cursor();
+ *     while (cursor.hasRemaining()) {
+ *         long n = cursor.next(chunk);    // the next n stream bytes are in chunk[0, n)
+ *     }
+ * }
+ * }
+ */
+public sealed interface Generator extends AutoCloseable permits NativeGenerator, JavaGenerator {
+
+    /** Which implementation {@link #open(DataSpec, Kind, int)} creates. */
+    enum Kind {
+        /** Native when it loads, else the twin with one logged warning. */
+        AUTO,
+        /** The Rust core; fails with a {@link LinkageError} when it cannot load. */
+        NATIVE,
+        /** The pure-Java twin. */
+        JAVA
+    }
+
+    /** The spec whose stream this generator produces. */
+    DataSpec spec();
+
+    /** {@code "native"} or {@code "java"}. */
+    String implementation();
+
+    /** Number of threads a large fill uses. */
+    int threads();
+
+    /**
+     * Writes stream bytes {@code [streamOffset, streamOffset + length)} into {@code dst[0, length)}.
+     *
+     * @throws IllegalArgumentException when the segment is read-only or smaller than {@code length},
+     *         or the range is not inside the stream
+     * @throws IllegalStateException when the segment's arena or this generator is closed
+     */
+    void fill(MemorySegment dst, long streamOffset, long length);
+
+    /** Fills all of {@code dst} with the stream bytes starting at {@code streamOffset}. */
+    default void fill(MemorySegment dst, long streamOffset) {
+        fill(dst, streamOffset, dst.byteSize());
+    }
+
+    /** A cursor that fills consecutive chunks from stream offset 0. */
+    default StreamCursor cursor() {
+        return new StreamCursor(this, 0);
+    }
+
+    /** Releases the workers and native resources; later fills throw {@link IllegalStateException}. */
+    @Override
+    void close();
+
+    /** A generator for {@code spec}: native when available, else the twin; default thread count. */
+    static Generator open(DataSpec spec) {
+        return open(spec, Kind.AUTO, 0);
+    }
+
+    /**
+     * A generator for {@code spec}.
+     *
+     * @param threads workers for large fills; 0 = the CPUs this process may run on
+     */
+    static Generator open(DataSpec spec, Kind kind, int threads) {
+        if (spec == null || kind == null) {
+            throw new IllegalArgumentException("spec and kind must not be null");
+        }
+        if (threads < 0) {
+            throw new IllegalArgumentException("threads must be >= 0 (0 = all CPUs), got " + threads);
+        }
+        return switch (kind) {
+            case JAVA -> new JavaGenerator(spec, threads);
+            case NATIVE -> new NativeGenerator(spec, threads);
+            case AUTO -> {
+                if (NativeLibrary.isAvailable()) {
+                    yield new NativeGenerator(spec, threads);
+                }
+                if (NativeLibrary.isRequired()) {
+                    NativeLibrary.ensureLoaded();
+                }
+                Fallback.warnOnce();
+                yield new JavaGenerator(spec, threads);
+            }
+        };
+    }
+
+    /** Allocates {@code spec.size()} bytes in {@code arena} and fills them with the whole stream. */
+    static MemorySegment generate(DataSpec spec, Arena arena) {
+        MemorySegment seg = arena.allocate(Math.max(1, spec.size()), 4096).asSlice(0, spec.size());
+        try (Generator gen = open(spec)) {
+            gen.fill(seg, 0);
+        }
+        return seg;
+    }
+
+    /** The one warning about falling back to the twin. */
+    final class Fallback {
+        private static final Logger LOG = LoggerFactory.getLogger(Generator.class);
+        private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+        private Fallback() {}
+
+        static void warnOnce() {
+            if (NativeLibrary.isDisabled()) {
+                if (WARNED.compareAndSet(false, true)) {
+                    LOG.info("dgen4j: native core disabled ({}=true); using the pure-Java generator",
+                            NativeLibrary.PROP_DISABLE);
+                }
+            } else if (WARNED.compareAndSet(false, true)) {
+                LOG.warn("{} Using the pure-Java generator: same bytes, slower.",
+                        NativeLibrary.failure().map(Throwable::getMessage).orElse("dgen4j: native core unavailable."));
+            }
+        }
+    }
+}

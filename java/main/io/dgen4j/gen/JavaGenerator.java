@@ -1,0 +1,218 @@
+package io.dgen4j.gen;
+
+import static io.dgen4j.gen.StreamLayout.GOLDEN;
+import static io.dgen4j.gen.StreamLayout.LANES;
+import static io.dgen4j.gen.StreamLayout.SECTOR;
+import static io.dgen4j.gen.StreamLayout.T_BLOCK;
+import static io.dgen4j.gen.StreamLayout.T_SEED;
+import static io.dgen4j.gen.StreamLayout.T_STRIPE;
+import static io.dgen4j.gen.StreamLayout.mix64;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The pure-Java twin of the native generator: the same bytes (docs/FORMAT.md), slower.
+ *
+ * <p>It is what {@link Generator#open(DataSpec)} falls back to when the native core cannot load,
+ * and the reference the native core is tested against. Large fills of segments that other threads
+ * may access (shared, global and automatic arenas, heap arrays) are split at 64 KiB stream boundaries
+ * over a fixed pool of daemon threads created once by the constructor; a confined arena's segment is
+ * filled on the calling thread.
+ */
+public final class JavaGenerator implements Generator {
+    /** Fills below this size run on the calling thread. */
+    static final long PARALLEL_MIN = 256 << 10;
+    /** Piece boundaries of a parallel fill are multiples of this stream offset. */
+    static final long PIECE_ALIGN = 64 << 10;
+    private static final ValueLayout.OfLong LE_LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** Never started: only asks whether a segment is usable from threads other than its owner. */
+    private static final Thread OTHER_THREAD = new Thread(() -> { });
+
+    private final DataSpec spec;
+    private final long key;
+    private final int stripe;
+    private final int randomBytes;
+    private final StreamLayout.Dedup dedup;
+    private final int threads;
+    private final ExecutorService pool;
+    private volatile boolean closed;
+
+    /** A single-threaded twin for {@code spec}. */
+    public JavaGenerator(DataSpec spec) {
+        this(spec, 1);
+    }
+
+    /**
+     * A twin for {@code spec} whose large fills use {@code threads} threads
+     * (0 = {@link Runtime#availableProcessors()}).
+     */
+    public JavaGenerator(DataSpec spec, int threads) {
+        if (spec == null) {
+            throw new IllegalArgumentException("spec must not be null");
+        }
+        if (threads < 0) {
+            throw new IllegalArgumentException("threads must be >= 0 (0 = all CPUs), got " + threads);
+        }
+        this.spec = spec;
+        this.key = mix64(spec.seed() ^ T_SEED);
+        this.stripe = Math.min(spec.blockSize(), StreamLayout.MAX_STRIPE);
+        this.randomBytes = spec.randomBytesPerSector();
+        this.dedup = new StreamLayout.Dedup(key, spec.blocks(), spec.distinctBlocks());
+        this.threads = threads == 0 ? Runtime.getRuntime().availableProcessors() : threads;
+        if (this.threads > 1) {
+            AtomicInteger n = new AtomicInteger();
+            this.pool = Executors.newFixedThreadPool(this.threads, r -> {
+                Thread t = new Thread(r, "dgen4j-java-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        } else {
+            this.pool = null;
+        }
+    }
+
+    @Override
+    public DataSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public String implementation() {
+        return "java";
+    }
+
+    @Override
+    public int threads() {
+        return threads;
+    }
+
+    @Override
+    public void fill(MemorySegment dst, long streamOffset, long length) {
+        if (closed) {
+            throw new IllegalStateException("generator is closed");
+        }
+        FillRange.check(spec, dst, streamOffset, length);
+        // A confined arena's segment may only be touched by its owner thread: fill it here.
+        if (pool == null || length < PARALLEL_MIN || !dst.isAccessibleBy(OTHER_THREAD)) {
+            new StripeWriter().fill(dst, streamOffset, length);
+            return;
+        }
+        // Pieces cut at absolute 64 KiB stream offsets, about two per thread.
+        long per = Math.max(PIECE_ALIGN, (length / (threads * 2L) + PIECE_ALIGN - 1) / PIECE_ALIGN * PIECE_ALIGN);
+        List<Future<?>> futures = new ArrayList<>();
+        long pos = streamOffset;
+        long end = streamOffset + length;
+        while (pos < end) {
+            long cut = Math.min(end, (pos / PIECE_ALIGN) * PIECE_ALIGN + per);
+            long from = pos;
+            long n = cut - pos;
+            MemorySegment piece = dst.asSlice(pos - streamOffset, n);
+            futures.add(pool.submit(() -> new StripeWriter().fill(piece, from, n)));
+            pos = cut;
+        }
+        try {
+            for (Future<?> f : futures) {
+                f.get();
+            }
+        } catch (InterruptedException e) {
+            futures.forEach(f -> f.cancel(true));
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while filling", e);
+        } catch (ExecutionException e) {
+            futures.forEach(f -> f.cancel(true));
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException("fill failed", e.getCause());
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (pool != null) {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Per-thread scratch: one stripe and the eight xoshiro256++ lanes. */
+    private final class StripeWriter {
+        private final MemorySegment scratch = MemorySegment.ofArray(new byte[StreamLayout.MAX_STRIPE]);
+        private final long[] s0 = new long[LANES];
+        private final long[] s1 = new long[LANES];
+        private final long[] s2 = new long[LANES];
+        private final long[] s3 = new long[LANES];
+
+        void fill(MemorySegment dst, long offset, long length) {
+            final long blockSize = spec.blockSize();
+            long pos = offset;
+            long end = offset + length;
+            long lastBlock = -1;
+            long unique = 0;
+            while (pos < end) {
+                long block = pos / blockSize;
+                long inBlock = pos - block * blockSize;
+                long q = inBlock / stripe;
+                int inStripe = (int) (inBlock - q * stripe);
+                if (block != lastBlock) {
+                    unique = dedup.uniqueOf(block);
+                    lastBlock = block;
+                }
+                int n = (int) Math.min(stripe - inStripe, end - pos);
+                stripe(unique, q);
+                MemorySegment.copy(scratch, inStripe, dst, pos - offset, n);
+                pos += n;
+            }
+        }
+
+        /** Writes stripe {@code q} of unique block {@code u} into {@code scratch[0, stripe)}. */
+        private void stripe(long u, long q) {
+            long bk = mix64(key ^ mix64(u ^ T_BLOCK));
+            long x = mix64(bk ^ mix64(q ^ T_STRIPE));
+            for (int l = 0; l < LANES; l++) {
+                s0[l] = mix64(x += GOLDEN);
+                s1[l] = mix64(x += GOLDEN);
+                s2[l] = mix64(x += GOLDEN);
+                s3[l] = mix64(x += GOLDEN);
+            }
+            int words = stripe / 8;
+            for (int w = 0; w < words; w += LANES) {
+                for (int l = 0; l < LANES; l++) {
+                    long a = s0[l];
+                    long b = s1[l];
+                    long c = s2[l];
+                    long d = s3[l];
+                    long result = Long.rotateLeft(a + d, 23) + a;
+                    long t = b << 17;
+                    c ^= a;
+                    d ^= b;
+                    b ^= c;
+                    a ^= d;
+                    c ^= t;
+                    d = Long.rotateLeft(d, 45);
+                    s0[l] = a;
+                    s1[l] = b;
+                    s2[l] = c;
+                    s3[l] = d;
+                    scratch.set(LE_LONG, (long) (w + l) * 8, result);
+                }
+            }
+            if (randomBytes < SECTOR) {
+                for (int sec = 0; sec < stripe; sec += SECTOR) {
+                    scratch.asSlice(sec + randomBytes, SECTOR - randomBytes).fill((byte) 0);
+                }
+            }
+        }
+    }
+}

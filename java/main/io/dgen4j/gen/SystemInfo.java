@@ -1,0 +1,99 @@
+package io.dgen4j.gen;
+
+import io.dgen4j.ffi.dgen4j_h;
+import io.dgen4j.nativelib.NativeLibrary;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * What the generator will run on: native core or twin, CPU features, usable CPUs, NUMA nodes.
+ *
+ * @param implementation {@code "native"} or {@code "java"}
+ * @param nativeSource   where the native core was loaded from, when it was
+ * @param nativeFailure  why the native core is not used, when it is not
+ * @param cpuFeatures    CPU features the native core can use (empty for the twin)
+ * @param usableCpus     CPUs this process may run on (its affinity mask)
+ * @param numaNodes      NUMA nodes with their CPUs, from sysfs (one node 0 when sysfs has none)
+ */
+public record SystemInfo(String implementation, Optional<String> nativeSource, Optional<String> nativeFailure,
+                         List<String> cpuFeatures, int usableCpus, List<NumaNode> numaNodes) {
+
+    /** A NUMA node and the CPU ids it holds. */
+    public record NumaNode(int id, List<Integer> cpus) {}
+
+    /** Reads the current process's view. */
+    public static SystemInfo current() {
+        boolean nat = NativeLibrary.isAvailable();
+        List<String> features = List.of();
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (nat) {
+            try (Arena arena = Arena.ofConfined()) {
+                long len = dgen4j_h.dgen4j_cpu_features(MemorySegment.NULL, 0);
+                MemorySegment buf = arena.allocate(len + 1);
+                dgen4j_h.dgen4j_cpu_features(buf, len + 1);
+                String s = buf.getString(0).trim();
+                features = s.isEmpty() ? List.of() : List.of(s.split("\\s+"));
+            }
+            cpus = dgen4j_h.dgen4j_affinity_cpus();
+        }
+        return new SystemInfo(nat ? "native" : "java", NativeLibrary.source(),
+                NativeLibrary.failure().map(Throwable::getMessage), features, cpus,
+                numaNodes(Path.of("/sys/devices/system/node")));
+    }
+
+    /** The NUMA nodes under a sysfs node directory ({@code /sys/devices/system/node}). */
+    public static List<NumaNode> numaNodes(Path sysfsNodeDir) {
+        List<NumaNode> nodes = new ArrayList<>();
+        if (Files.isDirectory(sysfsNodeDir)) {
+            try (Stream<Path> dirs = Files.list(sysfsNodeDir)) {
+                for (Path d : dirs.sorted().toList()) {
+                    String name = d.getFileName().toString();
+                    if (name.matches("node\\d+") && Files.isRegularFile(d.resolve("cpulist"))) {
+                        nodes.add(new NumaNode(Integer.parseInt(name.substring(4)),
+                                parseCpuList(Files.readString(d.resolve("cpulist")))));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read NUMA topology under " + sysfsNodeDir, e);
+            }
+        }
+        if (nodes.isEmpty()) {
+            List<Integer> all = new ArrayList<>();
+            for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
+                all.add(i);
+            }
+            nodes.add(new NumaNode(0, all));
+        }
+        nodes.sort((a, b) -> Integer.compare(a.id(), b.id()));
+        return List.copyOf(nodes);
+    }
+
+    /** Parses a Linux CPU list such as {@code 0-3,8,10-11}. */
+    public static List<Integer> parseCpuList(String list) {
+        List<Integer> cpus = new ArrayList<>();
+        for (String part : list.trim().split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            int dash = part.indexOf('-');
+            if (dash < 0) {
+                cpus.add(Integer.parseInt(part.trim()));
+            } else {
+                int from = Integer.parseInt(part.substring(0, dash).trim());
+                int to = Integer.parseInt(part.substring(dash + 1).trim());
+                for (int c = from; c <= to; c++) {
+                    cpus.add(c);
+                }
+            }
+        }
+        return List.copyOf(cpus);
+    }
+}

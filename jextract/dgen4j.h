@@ -1,0 +1,73 @@
+/*
+ * dgen4j.h - the C contract of the dgen4j native core (libdgen4j.so).
+ *
+ * Hand-written: jextract reads this file to regenerate the Java bindings in
+ * io.dgen4j.ffi (see regenerate.sh). A test checks that this header, the symbols
+ * exported by the built library and the committed Java descriptors agree.
+ *
+ * Conventions: every function that can fail returns int32_t, DGEN4J_OK (0) on
+ * success or one of the DGEN4J_ERR_* codes; the message of the last failure on the
+ * calling thread is copied out by dgen4j_last_error (kept until the next failure on
+ * that thread, like errno). No function lets a Rust panic
+ * cross this boundary (it becomes DGEN4J_ERR_PANIC).
+ */
+#ifndef DGEN4J_H
+#define DGEN4J_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DGEN4J_OK 0
+#define DGEN4J_ERR_INVALID_ARGUMENT 1
+#define DGEN4J_ERR_OUT_OF_RANGE 2
+#define DGEN4J_ERR_RESOURCE 3
+#define DGEN4J_ERR_PANIC 4
+#define DGEN4J_ERR_IO 5
+
+/* Opaque generator: a validated stream spec plus its persistent worker pool. */
+typedef struct dgen4j_generator dgen4j_generator;
+
+/* Version of this C contract; bumped on any change of a signature. */
+uint32_t dgen4j_abi_version(void);
+
+/* Version of the byte format of docs/FORMAT.md that the generator produces. */
+uint32_t dgen4j_format_version(void);
+
+/* Copies the calling thread's last error message, NUL-terminated and truncated to
+ * cap bytes, into buf (which may be NULL when cap is 0). Returns the full length of
+ * the message without the NUL; 0 when there was no error. */
+size_t dgen4j_last_error(char *buf, size_t cap);
+
+/* Number of CPUs in the calling process's affinity mask (at least 1). */
+uint32_t dgen4j_affinity_cpus(void);
+
+/* Space-separated CPU features the generator can use ("sse2 avx2 ..."), copied like
+ * dgen4j_last_error. Returns the full length. */
+size_t dgen4j_cpu_features(char *buf, size_t cap);
+
+/* Creates a generator for the stream (seed, size, block_size, dedup, compress) whose
+ * fills run on `threads` threads: the calling thread plus threads - 1 workers created
+ * now and reused by every fill (0 = the CPUs of the affinity mask; 1 = the calling
+ * thread alone; more than 4096 is INVALID_ARGUMENT).
+ * block_size: power of two in [512, 64 MiB]; dedup, compress: finite and >= 1.
+ * On success stores the handle in *out and returns DGEN4J_OK; on failure *out is NULL. */
+int32_t dgen4j_generator_new(uint64_t seed, uint64_t size, uint64_t block_size,
+                             double dedup, double compress, uint32_t threads,
+                             dgen4j_generator **out);
+
+/* Stops the workers and frees the generator. NULL is accepted and ignored. */
+void dgen4j_generator_free(dgen4j_generator *gen);
+
+/* Number of threads a fill uses, the calling thread included; 0 for NULL. */
+uint32_t dgen4j_generator_threads(const dgen4j_generator *gen);
+
+/* Number of distinct whole blocks in the stream (docs/FORMAT.md section 3); 0 for NULL. */
+uint64_t dgen4j_generator_distinct_blocks(const dgen4j_generator *gen);
+
+/* Writes stream bytes [offset, offset + len) into buf[0, len). Requires
+ * offset + len <= size. Safe to call from several threads at once (fills on one
+ * generator are serialised on its pool). */
+int32_t dgen4j_generator_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf,
+                              uint64_t len);
+
+#endif /* DGEN4J_H */

@@ -1,0 +1,338 @@
+//! The data model of docs/FORMAT.md sections 2 to 4: the validated [`Spec`], the number of
+//! distinct blocks, the keyed Feistel permutation that maps blocks to unique blocks, the
+//! content of a stripe, and [`fill`], which writes any byte range of the stream.
+
+use crate::error::{Error, ErrorKind};
+use crate::rng::{mix64, SplitMix64, Stripe8, STEP_BYTES};
+
+/// `"dgen4j-1"`: the tag of the seed.
+pub const T_SEED: u64 = 0x6467_656E_346A_2D31;
+/// `"perm-key"`: the tag of the permutation keys.
+pub const T_PERM: u64 = 0x7065_726D_2D6B_6579;
+/// `"block-id"`: the tag of a unique block.
+pub const T_BLOCK: u64 = 0x626C_6F63_6B2D_6964;
+/// `"stripe-#"`: the tag of a stripe.
+pub const T_STRIPE: u64 = 0x7374_7269_7065_2D23;
+
+/// Bytes of a sector: the unit of the compression ratio.
+pub const SECTOR: usize = 512;
+/// Largest stripe: the unit of random access inside a block.
+pub const MAX_STRIPE: usize = 4096;
+/// Smallest block size.
+pub const MIN_BLOCK: u64 = 512;
+/// Largest block size (64 MiB).
+pub const MAX_BLOCK: u64 = 64 << 20;
+
+const STEPS_PER_SECTOR: usize = SECTOR / STEP_BYTES;
+
+/// A validated stream specification and every quantity derived from it.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    seed: u64,
+    size: u64,
+    block: u64,
+    dedup: f64,
+    compress: f64,
+    key: u64,
+    blocks: u64,
+    distinct: u64,
+    stripe: usize,
+    random_bytes: usize,
+    half: u32,
+    mask: u64,
+    round_keys: [u64; 4],
+}
+
+impl Spec {
+    /// Validates the five parameters of the stream and derives its quantities.
+    /// `block` must be a power of two in `[512, 64 MiB]`; `dedup` and `compress` finite
+    /// and `>= 1`.
+    pub fn new(seed: u64, size: u64, block: u64, dedup: f64, compress: f64) -> Result<Spec, Error> {
+        if !block.is_power_of_two() || !(MIN_BLOCK..=MAX_BLOCK).contains(&block) {
+            return Err(Error::invalid(format!(
+                "block_size {block} is not a power of two in [{MIN_BLOCK}, {MAX_BLOCK}]"
+            )));
+        }
+        if !(dedup.is_finite() && dedup >= 1.0) {
+            return Err(Error::invalid(format!("dedup {dedup} is not a finite number >= 1")));
+        }
+        if !(compress.is_finite() && compress >= 1.0) {
+            return Err(Error::invalid(format!("compress {compress} is not a finite number >= 1")));
+        }
+        let key = mix64(seed ^ T_SEED);
+        let blocks = size / block + u64::from(size % block != 0);
+        let distinct = if blocks == 0 {
+            0
+        } else {
+            // Float-to-int `as` saturates; the clamp keeps the result in [1, n].
+            ((blocks as f64 / dedup + 0.5).floor() as u64).clamp(1, blocks)
+        };
+        let random_bytes = if compress == 1.0 {
+            SECTOR
+        } else {
+            ((SECTOR as f64 / compress + 0.5).floor() as i64 - 3).max(1) as usize
+        };
+        let mut k = 2u32;
+        while (1u64 << k) < blocks {
+            k += 2;
+        }
+        let half = k / 2;
+        let mut sm = SplitMix64::new(key ^ T_PERM);
+        let round_keys = [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()];
+        Ok(Spec {
+            seed,
+            size,
+            block,
+            dedup,
+            compress,
+            key,
+            blocks,
+            distinct,
+            stripe: block.min(MAX_STRIPE as u64) as usize,
+            random_bytes,
+            half,
+            mask: (1u64 << half) - 1,
+            round_keys,
+        })
+    }
+
+    /// The seed of the stream.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The length of the stream in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The block size (dedup granularity) in bytes.
+    pub fn block_size(&self) -> u64 {
+        self.block
+    }
+
+    /// The requested dedup ratio.
+    pub fn dedup(&self) -> f64 {
+        self.dedup
+    }
+
+    /// The requested compression ratio.
+    pub fn compress(&self) -> f64 {
+        self.compress
+    }
+
+    /// Number of blocks `n = ceil(size / block)`; the last one may be partial.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Number of distinct whole blocks (section 2).
+    pub fn distinct(&self) -> u64 {
+        self.distinct
+    }
+
+    /// Stripe size: `min(block, 4096)`.
+    pub fn stripe(&self) -> usize {
+        self.stripe
+    }
+
+    /// Random bytes at the head of every 512-byte sector (`r` of section 2).
+    pub fn random_bytes(&self) -> usize {
+        self.random_bytes
+    }
+
+    /// Checks that `[offset, offset + len)` lies inside the stream.
+    pub fn check_range(&self, offset: u64, len: u64) -> Result<(), Error> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size => Ok(()),
+            _ => Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("fill range [offset {offset}, len {len}) exceeds stream size {}", self.size),
+            )),
+        }
+    }
+
+    /// One pass of the 4-round Feistel network over `2 * half` bits.
+    #[inline]
+    fn feistel(&self, x: u64) -> u64 {
+        let (mut left, mut right) = (x >> self.half, x & self.mask);
+        for rk in self.round_keys {
+            let next = left ^ (mix64(right ^ rk) & self.mask);
+            left = right;
+            right = next;
+        }
+        (left << self.half) | right
+    }
+
+    /// The keyed permutation `P` of `[0, n)` (Feistel restricted by cycle walking).
+    /// `i` must be below [`Spec::blocks`].
+    pub fn permute(&self, i: u64) -> u64 {
+        debug_assert!(i < self.blocks);
+        let mut y = self.feistel(i);
+        while y >= self.blocks {
+            y = self.feistel(y);
+        }
+        y
+    }
+
+    /// The unique block `u(i)` shown by block `i` (section 3).
+    #[inline]
+    pub fn unique_of(&self, i: u64) -> u64 {
+        if self.distinct == self.blocks {
+            i
+        } else {
+            self.permute(i) % self.distinct
+        }
+    }
+
+    /// The key `bk` of unique block `u`.
+    #[inline]
+    fn block_key(&self, u: u64) -> u64 {
+        mix64(self.key ^ mix64(u ^ T_BLOCK))
+    }
+
+    /// Writes sectors `first, first + 1, ...` of the stripe with key `sk` into `out`, whose
+    /// length is a multiple of 512 with `first * 512 + out.len() <= stripe`.
+    #[inline]
+    fn stripe_sectors(&self, sk: u64, first: usize, out: &mut [u8]) {
+        debug_assert_eq!(out.len() % SECTOR, 0);
+        let r = self.random_bytes;
+        let random_steps = r.div_ceil(STEP_BYTES);
+        let mut lanes = Stripe8::new(sk);
+        lanes.skip_steps(first * STEPS_PER_SECTOR);
+        for sector in out.chunks_exact_mut(SECTOR) {
+            lanes.fill_steps(&mut sector[..random_steps * STEP_BYTES]);
+            lanes.skip_steps(STEPS_PER_SECTOR - random_steps);
+            sector[r..].fill(0);
+        }
+    }
+}
+
+/// The key `sk` of stripe `q` of the unique block with key `bk`.
+#[inline]
+fn stripe_key(bk: u64, q: u64) -> u64 {
+    mix64(bk ^ mix64(q ^ T_STRIPE))
+}
+
+/// Writes the stream bytes `[offset, offset + buf.len())` into `buf`. Fails with
+/// `OutOfRange` when the range exceeds the stream. Whole stripes are generated in place;
+/// a stripe cut by either end of the range goes through a 4 KiB scratch buffer.
+pub fn fill(spec: &Spec, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+    spec.check_range(offset, buf.len() as u64)?;
+    let block = spec.block;
+    let stripe = spec.stripe;
+    let mut scratch = [0u8; MAX_STRIPE];
+    let mut cached: Option<(u64, u64)> = None; // (block index, block key)
+    let mut pos = offset;
+    let mut out = buf;
+    while !out.is_empty() {
+        let i = pos / block;
+        let bk = match cached {
+            Some((ci, bk)) if ci == i => bk,
+            _ => {
+                let bk = spec.block_key(spec.unique_of(i));
+                cached = Some((i, bk));
+                bk
+            }
+        };
+        let in_block = pos % block;
+        let q = in_block / stripe as u64;
+        let in_stripe = (in_block % stripe as u64) as usize;
+        let n = (stripe - in_stripe).min(out.len());
+        let (dst, rest) = std::mem::take(&mut out).split_at_mut(n);
+        let sk = stripe_key(bk, q);
+        if n == stripe {
+            spec.stripe_sectors(sk, 0, dst);
+        } else {
+            let first = in_stripe / SECTOR;
+            let end = (in_stripe + n).div_ceil(SECTOR);
+            spec.stripe_sectors(sk, first, &mut scratch[first * SECTOR..end * SECTOR]);
+            dst.copy_from_slice(&scratch[in_stripe..in_stripe + n]);
+        }
+        out = rest;
+        pos += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(size: u64, block: u64, dedup: f64, compress: f64) -> Spec {
+        Spec::new(1, size, block, dedup, compress).unwrap()
+    }
+
+    #[test]
+    fn derived_quantities() {
+        assert_eq!(spec(0, 4096, 2.0, 1.0).distinct(), 0);
+        assert_eq!(spec(1, 4096, 2.0, 1.0).blocks(), 1);
+        assert_eq!(spec(1000 * 4096, 4096, 1.5, 1.0).distinct(), 667);
+        assert_eq!(spec(1000 * 4096, 4096, 2.0, 1.0).distinct(), 500);
+        assert_eq!(spec(1000 * 4096 - 1, 4096, 1.0, 1.0).distinct(), 1000);
+        assert_eq!(spec(1000 * 4096, 4096, 5000.0, 1.0).distinct(), 1);
+        assert_eq!(spec(4096, 4096, 1.0, 1.0).random_bytes(), 512);
+        assert_eq!(spec(4096, 4096, 1.0, 2.0).random_bytes(), 253);
+        assert_eq!(spec(4096, 4096, 1.0, 3.0).random_bytes(), 168);
+        assert_eq!(spec(4096, 4096, 1.0, 1e300).random_bytes(), 1);
+        assert_eq!(spec(4096, 1024, 1.0, 1.0).stripe(), 1024);
+        assert_eq!(spec(4096, 1 << 20, 1.0, 1.0).stripe(), 4096);
+        // The largest stream: 2^55 blocks of 512 bytes (k = 56).
+        assert_eq!(spec(u64::MAX, 512, 1.0, 1.0).blocks(), 1 << 55);
+    }
+
+    #[test]
+    fn validation_messages() {
+        let e = Spec::new(0, 0, 1000, 1.0, 1.0).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert_eq!(e.message(), "block_size 1000 is not a power of two in [512, 67108864]");
+        for b in [0, 256, 128 << 20, u64::MAX] {
+            assert!(Spec::new(0, 0, b, 1.0, 1.0).is_err(), "block {b}");
+        }
+        for d in [f64::NAN, f64::INFINITY, 0.5, -1.0, 0.0] {
+            assert!(Spec::new(0, 0, 4096, d, 1.0).is_err(), "dedup {d}");
+            assert!(Spec::new(0, 0, 4096, 1.0, d).is_err(), "compress {d}");
+        }
+        let e = Spec::new(0, 16, 4096, 1.0, 1.0).unwrap().check_range(10, 20).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutOfRange);
+        assert_eq!(e.message(), "fill range [offset 10, len 20) exceeds stream size 16");
+        assert!(spec(16, 4096, 1.0, 1.0).check_range(u64::MAX, 2).is_err());
+        assert!(spec(16, 4096, 1.0, 1.0).check_range(16, 0).is_ok());
+    }
+
+    #[test]
+    fn permutation_is_a_bijection() {
+        for n in [1u64, 2, 3, 4, 5, 15, 16, 17, 100, 1000, 4097] {
+            let s = spec(n * 512, 512, 2.0, 1.0);
+            let mut seen = vec![false; n as usize];
+            for i in 0..n {
+                let y = s.permute(i) as usize;
+                assert!(!seen[y], "n {n}: {y} hit twice");
+                seen[y] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn unique_of_hits_every_unique_block() {
+        let s = spec(1000 * 512, 512, 3.0, 1.0);
+        let mut counts = vec![0u32; s.distinct() as usize];
+        for i in 0..s.blocks() {
+            counts[s.unique_of(i) as usize] += 1;
+        }
+        assert!(counts.iter().all(|&c| c == 3 || c == 4), "{counts:?}");
+    }
+
+    #[test]
+    fn partial_stripes_match_whole_stripes() {
+        let s = spec(3 * 4096 + 700, 4096, 1.0, 3.0);
+        let mut whole = vec![0u8; s.size() as usize];
+        fill(&s, 0, &mut whole).unwrap();
+        for (a, b) in [(0, 1), (1, 2), (511, 513), (1000, 9000), (4095, 4097), (12000, 12988)] {
+            let mut part = vec![0u8; b - a];
+            fill(&s, a as u64, &mut part).unwrap();
+            assert_eq!(part, whole[a..b], "[{a}, {b})");
+        }
+        assert!(fill(&s, 12000, &mut [0u8; 989]).is_err());
+    }
+}

@@ -1,0 +1,255 @@
+//! dgen4j native core: the C ABI of `jextract/dgen4j.h`.
+//!
+//! This file holds the exported functions only, as thin wrappers: each validates its
+//! arguments, runs inside `catch_unwind` so that no panic crosses the boundary, maps
+//! errors to the `DGEN4J_ERR_*` codes and keeps the message for `dgen4j_last_error`.
+//! The work is done by the modules: [`rng`] (primitives), [`layout`] (the byte format of
+//! docs/FORMAT.md), [`pool`] (the persistent worker pool) and [`cpu`].
+//!
+//! The last error message is per thread and is kept until the next failure on that
+//! thread (successful calls do not clear it), like `errno`.
+
+pub mod cpu;
+pub mod error;
+pub mod layout;
+pub mod pool;
+pub mod rng;
+
+use std::cell::RefCell;
+use std::ffi::c_char;
+use std::panic::{self, AssertUnwindSafe};
+
+use error::{Error, ErrorKind};
+use layout::Spec;
+use pool::Pool;
+
+/// Success.
+pub const DGEN4J_OK: i32 = 0;
+/// A parameter is invalid.
+pub const DGEN4J_ERR_INVALID_ARGUMENT: i32 = 1;
+/// A byte range lies outside the stream.
+pub const DGEN4J_ERR_OUT_OF_RANGE: i32 = 2;
+/// The system refused a resource (a worker thread).
+pub const DGEN4J_ERR_RESOURCE: i32 = 3;
+/// A panic was caught.
+pub const DGEN4J_ERR_PANIC: i32 = 4;
+/// An I/O error (reserved by the header; the core does no I/O).
+pub const DGEN4J_ERR_IO: i32 = 5;
+
+/// Version of the C contract.
+pub const ABI_VERSION: u32 = 1;
+/// Version of the byte format of docs/FORMAT.md.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The opaque `dgen4j_generator` of the header: a validated spec and its worker pool.
+#[allow(non_camel_case_types)]
+pub type dgen4j_generator = Pool;
+
+thread_local! {
+    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+fn code_of(kind: ErrorKind) -> i32 {
+    match kind {
+        ErrorKind::InvalidArgument => DGEN4J_ERR_INVALID_ARGUMENT,
+        ErrorKind::OutOfRange => DGEN4J_ERR_OUT_OF_RANGE,
+        ErrorKind::Resource => DGEN4J_ERR_RESOURCE,
+        ErrorKind::Panic => DGEN4J_ERR_PANIC,
+    }
+}
+
+fn set_last_error(message: &str) {
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.clear();
+        e.push_str(message);
+    });
+}
+
+/// Runs `f`, catching panics; records the message of a failure and returns its code.
+fn guarded(f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    let result = panic::catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|payload| Err(Error::from_panic("dgen4j", payload.as_ref())));
+    match result {
+        Ok(()) => DGEN4J_OK,
+        Err(e) => {
+            set_last_error(e.message());
+            code_of(e.kind())
+        }
+    }
+}
+
+/// Runs `f`, returning `fallback` if it panics (for the functions without an error code).
+fn guarded_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        set_last_error(Error::from_panic("dgen4j", payload.as_ref()).message());
+        fallback
+    })
+}
+
+/// Copies `s` NUL-terminated, truncated to `cap` bytes, into `buf`; returns `s.len()`.
+///
+/// # Safety
+/// `buf` must be NULL or valid for writes of `cap` bytes.
+unsafe fn copy_out(s: &str, buf: *mut c_char, cap: usize) -> usize {
+    if !buf.is_null() && cap > 0 {
+        let n = s.len().min(cap - 1);
+        // SAFETY: the caller guarantees `buf` is writable for `cap` bytes and n + 1 <= cap;
+        // `s` is a Rust string, so the regions cannot overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), buf.cast::<u8>(), n);
+            *buf.add(n) = 0;
+        }
+    }
+    s.len()
+}
+
+/// Version of the C contract (1).
+#[no_mangle]
+pub extern "C" fn dgen4j_abi_version() -> u32 {
+    ABI_VERSION
+}
+
+/// Version of the byte format the generator produces (1).
+#[no_mangle]
+pub extern "C" fn dgen4j_format_version() -> u32 {
+    FORMAT_VERSION
+}
+
+/// Copies the calling thread's last error message; returns its full length (0: none).
+///
+/// # Safety
+/// `buf` must be NULL or valid for writes of `cap` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_last_error(buf: *mut c_char, cap: usize) -> usize {
+    guarded_value(0, || {
+        LAST_ERROR.with(|e| {
+            // SAFETY: forwarded from this function's contract on `buf` and `cap`.
+            unsafe { copy_out(&e.borrow(), buf, cap) }
+        })
+    })
+}
+
+/// Number of CPUs in the process affinity mask (at least 1).
+#[no_mangle]
+pub extern "C" fn dgen4j_affinity_cpus() -> u32 {
+    guarded_value(1, || u32::try_from(cpu::affinity_cpus()).unwrap_or(u32::MAX))
+}
+
+/// Copies the space-separated CPU features the generator can use; returns the full length.
+///
+/// # Safety
+/// `buf` must be NULL or valid for writes of `cap` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_cpu_features(buf: *mut c_char, cap: usize) -> usize {
+    guarded_value(0, || {
+        let features = cpu::features();
+        // SAFETY: forwarded from this function's contract on `buf` and `cap`.
+        unsafe { copy_out(&features, buf, cap) }
+    })
+}
+
+/// Creates a generator and its worker pool; stores it in `*out` (NULL on failure).
+///
+/// # Safety
+/// `out` must be NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_new(
+    seed: u64,
+    size: u64,
+    block_size: u64,
+    dedup: f64,
+    compress: f64,
+    threads: u32,
+    out: *mut *mut dgen4j_generator,
+) -> i32 {
+    guarded(|| {
+        if out.is_null() {
+            return Err(Error::invalid("out is NULL"));
+        }
+        // SAFETY: `out` is non-null and, by the contract, valid for a pointer write.
+        unsafe { out.write(std::ptr::null_mut()) };
+        let spec = Spec::new(seed, size, block_size, dedup, compress)?;
+        let pool = Pool::new(spec, threads as usize)?;
+        // SAFETY: as above; ownership of the box passes to the caller until generator_free.
+        unsafe { out.write(Box::into_raw(Box::new(pool))) };
+        Ok(())
+    })
+}
+
+/// Stops the workers and frees the generator; NULL is ignored.
+///
+/// # Safety
+/// `gen` must be NULL or a pointer returned by `dgen4j_generator_new` not yet freed, with
+/// no call on it in progress or to come.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_free(gen: *mut dgen4j_generator) {
+    if gen.is_null() {
+        return;
+    }
+    guarded_value((), || {
+        // SAFETY: by the contract, `gen` came from Box::into_raw in generator_new and is
+        // freed once, with no other reference alive.
+        drop(unsafe { Box::from_raw(gen) });
+    });
+}
+
+/// Number of threads that fills use (1 when filling on the calling thread); 0 for NULL.
+///
+/// # Safety
+/// `gen` must be NULL or a live generator.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_threads(gen: *const dgen4j_generator) -> u32 {
+    // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+    match unsafe { gen.as_ref() } {
+        Some(g) => g.threads() as u32,
+        None => 0,
+    }
+}
+
+/// Number of distinct whole blocks of the stream; 0 for NULL.
+///
+/// # Safety
+/// `gen` must be NULL or a live generator.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_distinct_blocks(gen: *const dgen4j_generator) -> u64 {
+    // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+    match unsafe { gen.as_ref() } {
+        Some(g) => g.spec().distinct(),
+        None => 0,
+    }
+}
+
+/// Writes stream bytes `[offset, offset + len)` into `buf[0, len)`.
+///
+/// # Safety
+/// `gen` must be NULL or a live generator; `buf` must be NULL or valid for writes of `len`
+/// bytes and not accessed by anything else during the call.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_fill(
+    gen: *mut dgen4j_generator,
+    offset: u64,
+    buf: *mut u8,
+    len: u64,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator; fills only
+        // take a shared reference (the pool serialises them internally).
+        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
+            return Err(Error::invalid("gen is NULL"));
+        };
+        gen.spec().check_range(offset, len)?;
+        let Ok(len) = usize::try_from(len) else {
+            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
+        };
+        if len == 0 {
+            return Ok(());
+        }
+        if buf.is_null() {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        }
+        // SAFETY: `buf` is non-null and, by the contract, valid and exclusive for `len` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(buf, len) };
+        gen.fill(offset, bytes)
+    })
+}

@@ -1,0 +1,366 @@
+//! The persistent worker pool of a generator.
+//!
+//! A [`Pool`] owns the validated [`Spec`] and `threads - 1` worker threads, created once
+//! and reused by every fill; the calling thread is the remaining participant. A fill cuts
+//! its range into at most `threads` contiguous pieces at 64 KiB-aligned absolute stream
+//! offsets, publishes them, fills pieces itself, and blocks until every piece is done.
+//! Fills of less than 256 KiB, and every fill of a pool without workers, run inline on the
+//! calling thread. Fills from several threads at once are serialised by a mutex.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+
+use crate::error::{Error, ErrorKind};
+use crate::layout::{self, Spec};
+
+/// Most threads a pool may have.
+pub const MAX_THREADS: usize = 4096;
+/// Fills shorter than this run inline on the calling thread.
+pub const MIN_PARALLEL_FILL: usize = 256 << 10;
+/// Pieces of a parallel fill start at multiples of this absolute stream offset.
+pub const PIECE_ALIGN: u64 = 64 << 10;
+
+const WORKER_STACK: usize = 256 << 10;
+
+/// A validated stream spec plus its persistent worker pool.
+pub struct Pool {
+    spec: Arc<Spec>,
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+    /// Serialises parallel fills: one job at a time is published to the workers.
+    fill_lock: Mutex<()>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when a job is published or the pool shuts down.
+    work: Condvar,
+    /// Signalled when the last outstanding piece of a job finishes.
+    done: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    /// Bumped for every published job; workers compare it with the last one they saw.
+    generation: u64,
+    job: Option<Job>,
+    /// Index of the next unclaimed piece of `job`.
+    next: usize,
+    /// Pieces of `job` not finished yet (claimed or not).
+    outstanding: usize,
+    /// The first failure of a piece of `job`.
+    error: Option<Error>,
+    shutdown: bool,
+}
+
+/// A parallel fill: `len` bytes at `ptr` receive stream bytes `[offset, offset + len)`.
+#[derive(Clone, Copy)]
+struct Job {
+    ptr: *mut u8,
+    offset: u64,
+    len: usize,
+    pieces: usize,
+}
+
+// SAFETY: a Job is a borrowed `&mut [u8]` with its lifetime erased. It is only
+// dereferenced through `Job::piece`, for disjoint pieces each claimed by exactly one
+// thread, and `Pool::fill` keeps the borrow alive until every piece has finished
+// (`JobGuard` waits for `outstanding == 0` even while unwinding) and then drops the Job.
+unsafe impl Send for Job {}
+
+impl Job {
+    /// Absolute stream offset where piece `k` starts (`k == pieces` gives the end).
+    fn boundary(&self, k: usize) -> u64 {
+        let end = self.offset + self.len as u64;
+        if k == 0 {
+            return self.offset;
+        }
+        if k >= self.pieces {
+            return end;
+        }
+        let even = self.offset + (self.len as u128 * k as u128 / self.pieces as u128) as u64;
+        even.div_ceil(PIECE_ALIGN).saturating_mul(PIECE_ALIGN).min(end)
+    }
+
+    /// Stream offset and bytes of piece `k`.
+    ///
+    /// # Safety
+    /// The caller must have claimed piece `k` (each piece is handed to one thread only),
+    /// and the buffer of the job must still be borrowed by the waiting `Pool::fill`.
+    unsafe fn piece<'a>(&self, k: usize) -> (u64, &'a mut [u8]) {
+        let (start, end) = (self.boundary(k), self.boundary(k + 1));
+        let at = (start - self.offset) as usize;
+        // SAFETY: `[at, at + end - start)` lies inside the job's `len` bytes because the
+        // boundaries are monotone within [offset, offset + len]; pieces are disjoint and
+        // claimed once, so this is the only live reference to these bytes (caller's contract).
+        let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), (end - start) as usize) };
+        (start, bytes)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // No code panics while holding these locks; tolerate poisoning anyway.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn wait<'a, T>(cv: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+    cv.wait(guard).unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Pool {
+    /// A pool for `spec` with `threads` participants (0 = the CPUs of the affinity mask,
+    /// at most [`MAX_THREADS`]); `threads - 1` workers are started now.
+    pub fn new(spec: Spec, threads: usize) -> Result<Pool, Error> {
+        if threads > MAX_THREADS {
+            return Err(Error::invalid(format!("threads {threads} exceeds the maximum {MAX_THREADS}")));
+        }
+        let threads = if threads == 0 { crate::cpu::affinity_cpus().min(MAX_THREADS) } else { threads };
+        let mut pool = Pool {
+            spec: Arc::new(spec),
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                work: Condvar::new(),
+                done: Condvar::new(),
+            }),
+            workers: Vec::with_capacity(threads - 1),
+            fill_lock: Mutex::new(()),
+        };
+        for k in 1..threads {
+            let (shared, spec) = (Arc::clone(&pool.shared), Arc::clone(&pool.spec));
+            let worker = thread::Builder::new()
+                .name(format!("dgen4j-{k}"))
+                .stack_size(WORKER_STACK)
+                .spawn(move || worker_main(&shared, &spec))
+                .map_err(|e| {
+                    Error::new(ErrorKind::Resource, format!("cannot start worker thread {k} of {threads}: {e}"))
+                })?; // on failure, dropping `pool` stops the workers started so far
+            pool.workers.push(worker);
+        }
+        Ok(pool)
+    }
+
+    /// The stream spec.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// Number of threads that fills use: the workers plus the calling thread.
+    pub fn threads(&self) -> usize {
+        self.workers.len() + 1
+    }
+
+    /// Writes stream bytes `[offset, offset + buf.len())` into `buf`, in parallel when the
+    /// pool has workers and the range is at least [`MIN_PARALLEL_FILL`] bytes. A panic of a
+    /// piece is reported as an error of kind `Panic`; the pool stays usable.
+    pub fn fill(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+        self.spec.check_range(offset, buf.len() as u64)?;
+        if self.workers.is_empty() || buf.len() < MIN_PARALLEL_FILL {
+            return fill_piece(&self.spec, offset, buf);
+        }
+        let pieces = (buf.len() as u64).div_ceil(PIECE_ALIGN).min(self.threads() as u64) as usize;
+        let job = Job { ptr: buf.as_mut_ptr(), offset, len: buf.len(), pieces };
+        let _serial = lock(&self.fill_lock);
+        {
+            let mut st = lock(&self.shared.state);
+            st.generation = st.generation.wrapping_add(1);
+            st.job = Some(job);
+            st.next = 0;
+            st.outstanding = pieces;
+            st.error = None;
+        }
+        let guard = JobGuard { shared: &self.shared };
+        self.shared.work.notify_all();
+        drop(run_pieces(&self.shared, &self.spec, lock(&self.shared.state)));
+        drop(guard); // waits for the pieces claimed by workers
+        match lock(&self.shared.state).error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Waits, when dropped, until no piece of the current job is outstanding, then retires
+/// the job: the buffer borrowed by `Pool::fill` outlives every worker access to it, even
+/// if the caller unwinds.
+struct JobGuard<'a> {
+    shared: &'a Shared,
+}
+
+impl Drop for JobGuard<'_> {
+    fn drop(&mut self) {
+        let mut st = lock(&self.shared.state);
+        // Claim what nobody claimed so that no worker starts one after we return.
+        st.outstanding -= st.job.map_or(0, |j| j.pieces.saturating_sub(st.next));
+        st.next = usize::MAX;
+        while st.outstanding > 0 {
+            st = wait(&self.shared.done, st);
+        }
+        st.job = None;
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        lock(&self.shared.state).shutdown = true;
+        self.shared.work.notify_all();
+        for worker in self.workers.drain(..) {
+            // A worker never panics outside catch_unwind; nothing to report if it did.
+            let _ = worker.join();
+        }
+    }
+}
+
+fn worker_main(shared: &Shared, spec: &Spec) {
+    let mut seen = 0u64;
+    let mut st = lock(&shared.state);
+    loop {
+        if st.shutdown {
+            return;
+        }
+        if st.generation != seen {
+            seen = st.generation;
+            st = run_pieces(shared, spec, st);
+        } else {
+            st = wait(&shared.work, st);
+        }
+    }
+}
+
+/// Claims and fills pieces of the current job until none is left; returns with the lock.
+fn run_pieces<'a>(shared: &'a Shared, spec: &Spec, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+    loop {
+        let Some(job) = st.job else { return st };
+        if st.next >= job.pieces {
+            return st;
+        }
+        let k = st.next;
+        st.next += 1;
+        drop(st);
+        // SAFETY: piece `k` was claimed just above under the lock, by this thread only,
+        // and the job is current, so its `Pool::fill` waits in `JobGuard` for us.
+        let (offset, bytes) = unsafe { job.piece(k) };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| fill_piece(spec, offset, bytes)))
+            .unwrap_or_else(|payload| Err(Error::from_panic("fill worker", payload.as_ref())));
+        st = lock(&shared.state);
+        if let Err(e) = result {
+            st.error.get_or_insert(e);
+        }
+        st.outstanding -= 1;
+        if st.outstanding == 0 {
+            shared.done.notify_all();
+        }
+    }
+}
+
+/// Seed whose pieces starting at 1 MiB panic, to test panic handling (tests only).
+#[cfg(test)]
+const PANIC_SEED: u64 = 0x0BAD_5EED;
+
+fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+    #[cfg(test)]
+    if spec.seed() == PANIC_SEED && offset == 1 << 20 {
+        panic!("test panic at offset {offset}");
+    }
+    layout::fill(spec, offset, buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(spec: &Spec, offset: u64, len: usize) -> Vec<u8> {
+        let mut v = vec![0u8; len];
+        layout::fill(spec, offset, &mut v).unwrap();
+        v
+    }
+
+    #[test]
+    fn boundaries_are_aligned_and_cover_the_range() {
+        for (offset, len, pieces) in [(0u64, 1usize << 20, 4usize), (12345, 3 << 20, 3), (65535, 300_000, 5)] {
+            let job = Job { ptr: std::ptr::null_mut(), offset, len, pieces };
+            assert_eq!(job.boundary(0), offset);
+            assert_eq!(job.boundary(pieces), offset + len as u64);
+            for k in 1..pieces {
+                let b = job.boundary(k);
+                assert!(b >= job.boundary(k - 1) && b <= offset + len as u64);
+                assert!(b % PIECE_ALIGN == 0 || b == offset + len as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn thread_counts() {
+        let spec = Spec::new(3, 1 << 20, 4096, 1.0, 1.0).unwrap();
+        assert_eq!(Pool::new(spec.clone(), 1).unwrap().threads(), 1);
+        assert_eq!(Pool::new(spec.clone(), 3).unwrap().threads(), 3);
+        assert_eq!(Pool::new(spec.clone(), 0).unwrap().threads(), crate::cpu::affinity_cpus());
+        let e = Pool::new(spec, MAX_THREADS + 1).err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert_eq!(e.message(), "threads 4097 exceeds the maximum 4096");
+    }
+
+    #[test]
+    fn parallel_fill_equals_inline_fill() {
+        let spec = Spec::new(9, 5 << 20, 4096, 2.0, 3.0).unwrap();
+        let want = reference(&spec, 0, 5 << 20);
+        let pool = Pool::new(spec, 3).unwrap();
+        for (a, b) in [(0usize, 5 << 20), (1, (5 << 20) - 1), (70_000, 70_000 + (300 << 10)), (4 << 20, 5 << 20)] {
+            let mut got = vec![0u8; b - a];
+            pool.fill(a as u64, &mut got).unwrap();
+            assert!(got == want[a..b], "[{a}, {b})");
+        }
+        let e = pool.fill(1, &mut vec![0u8; 5 << 20]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutOfRange);
+    }
+
+    #[test]
+    fn concurrent_callers_are_serialised() {
+        let spec = Spec::new(5, 8 << 20, 1024, 1.5, 2.0).unwrap();
+        let want = reference(&spec, 0, 8 << 20);
+        let pool = Pool::new(spec, 4).unwrap();
+        thread::scope(|s| {
+            for t in 0..4usize {
+                let (pool, want) = (&pool, &want);
+                s.spawn(move || {
+                    for round in 0..6usize {
+                        let a = (t * 977_000 + round * 131_071) % (4 << 20);
+                        let len = (512 << 10) + round * 100_003;
+                        let mut got = vec![0u8; len];
+                        pool.fill(a as u64, &mut got).unwrap();
+                        assert!(got == want[a..a + len], "thread {t} round {round}");
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn pools_start_and_stop_cleanly() {
+        let spec = Spec::new(6, 1 << 20, 4096, 1.0, 1.0).unwrap();
+        let want = reference(&spec, 0, 1 << 20);
+        for round in 0..40 {
+            let pool = Pool::new(spec.clone(), 2 + round % 15).unwrap();
+            if round % 2 == 0 {
+                let mut got = vec![0u8; 1 << 20];
+                pool.fill(0, &mut got).unwrap();
+                assert!(got == want, "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn worker_panic_is_an_error_and_the_pool_survives() {
+        let spec = Spec::new(PANIC_SEED, 4 << 20, 4096, 1.0, 1.0).unwrap();
+        let want = reference(&spec, 2 << 20, 2 << 20);
+        let pool = Pool::new(spec, 4).unwrap();
+        for _ in 0..3 {
+            let e = pool.fill(0, &mut vec![0u8; 4 << 20]).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Panic);
+            assert!(e.message().contains("test panic at offset 1048576"), "{}", e.message());
+            let mut got = vec![0u8; 2 << 20];
+            pool.fill(2 << 20, &mut got).unwrap();
+            assert!(got == want);
+        }
+    }
+}
