@@ -70,4 +70,51 @@ uint64_t dgen4j_generator_distinct_blocks(const dgen4j_generator *gen);
 int32_t dgen4j_generator_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf,
                               uint64_t len);
 
+/* ---- file I/O ---- */
+
+/* Flags of dgen4j_file_open. */
+#define DGEN4J_FILE_READ 1
+#define DGEN4J_FILE_WRITE 2
+#define DGEN4J_FILE_CREATE_NEW 4
+#define DGEN4J_FILE_DIRECT 8
+#define DGEN4J_FILE_REQUIRE_DIRECT 16
+/* Alignment of buffers and offsets for O_DIRECT files. */
+#define DGEN4J_DIRECT_ALIGN 4096
+
+/* Opaque checkpoint file: an O_DIRECT descriptor (when the filesystem allows it) plus a
+ * buffered one for unaligned tails, so no padding is ever written. */
+typedef struct dgen4j_file dgen4j_file;
+
+/* Opens path with DGEN4J_FILE_* flags: exactly one of READ and WRITE (WRITE creates or
+ * truncates; with CREATE_NEW it fails if the file exists); DIRECT uses O_DIRECT when the
+ * filesystem allows it and buffered I/O otherwise; REQUIRE_DIRECT fails (DGEN4J_ERR_IO)
+ * when it does not. preallocate > 0 reserves that many bytes with fallocate, keeping the
+ * size, so that a full disk fails here. On failure *out is NULL. */
+int32_t dgen4j_file_open(const char *path, uint32_t flags, uint64_t preallocate,
+                         dgen4j_file **out);
+
+/* Closes the file (no fsync: call dgen4j_file_sync first). NULL is ignored. */
+void dgen4j_file_close(dgen4j_file *file);
+
+/* 1 when the data path uses O_DIRECT; 0 when buffered, or for NULL. */
+int32_t dgen4j_file_is_direct(const dgen4j_file *file);
+
+/* Writes buf[0, len) at offset, retrying short writes and EINTR. For O_DIRECT files the
+ * offset and buf must be DGEN4J_DIRECT_ALIGN-aligned; len may have an unaligned tail.
+ * Errors (ENOSPC, EIO, ...) are DGEN4J_ERR_IO with the path and offset in the message. */
+int32_t dgen4j_file_pwrite(dgen4j_file *file, uint64_t offset, const uint8_t *buf,
+                           uint64_t len);
+
+/* Reads up to len bytes at offset into buf and stores the count in *done (short only at
+ * end of file). Alignment as for dgen4j_file_pwrite. */
+int32_t dgen4j_file_pread(dgen4j_file *file, uint64_t offset, uint8_t *buf, uint64_t len,
+                          uint64_t *done);
+
+/* posix_fadvise for a range (advice: 0 normal, 1 random, 2 sequential, 3 willneed,
+ * 4 dontneed, 5 noreuse). */
+int32_t dgen4j_file_fadvise(dgen4j_file *file, uint64_t offset, uint64_t len, int32_t advice);
+
+/* Makes the written data durable (fsync). */
+int32_t dgen4j_file_sync(dgen4j_file *file);
+
 #endif /* DGEN4J_H */

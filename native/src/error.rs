@@ -14,6 +14,8 @@ pub enum ErrorKind {
     Resource,
     /// A panic was caught (`DGEN4J_ERR_PANIC`).
     Panic,
+    /// The operating system reported an I/O error (`DGEN4J_ERR_IO`).
+    Io,
 }
 
 /// An error of the core with its human-readable message.
@@ -32,6 +34,11 @@ impl Error {
     /// A `DGEN4J_ERR_INVALID_ARGUMENT` error.
     pub fn invalid(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::InvalidArgument, message)
+    }
+
+    /// A `DGEN4J_ERR_IO` error.
+    pub fn io(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Io, message)
     }
 
     /// The kind of the error.

@@ -10,6 +10,7 @@
 //! thread (successful calls do not clear it), like `errno`.
 
 pub mod cpu;
+pub mod direct_io;
 pub mod error;
 pub mod layout;
 pub mod pool;
@@ -33,7 +34,7 @@ pub const DGEN4J_ERR_OUT_OF_RANGE: i32 = 2;
 pub const DGEN4J_ERR_RESOURCE: i32 = 3;
 /// A panic was caught.
 pub const DGEN4J_ERR_PANIC: i32 = 4;
-/// An I/O error (reserved by the header; the core does no I/O).
+/// The operating system reported an I/O error (file functions).
 pub const DGEN4J_ERR_IO: i32 = 5;
 
 /// Version of the C contract.
@@ -55,6 +56,7 @@ fn code_of(kind: ErrorKind) -> i32 {
         ErrorKind::OutOfRange => DGEN4J_ERR_OUT_OF_RANGE,
         ErrorKind::Resource => DGEN4J_ERR_RESOURCE,
         ErrorKind::Panic => DGEN4J_ERR_PANIC,
+        ErrorKind::Io => DGEN4J_ERR_IO,
     }
 }
 
@@ -251,5 +253,160 @@ pub unsafe extern "C" fn dgen4j_generator_fill(
         // SAFETY: `buf` is non-null and, by the contract, valid and exclusive for `len` bytes.
         let bytes = unsafe { std::slice::from_raw_parts_mut(buf, len) };
         gen.fill(offset, bytes)
+    })
+}
+
+// ---- file I/O ----------------------------------------------------------------------------
+
+/// The opaque `dgen4j_file` of the header.
+#[allow(non_camel_case_types)]
+pub type dgen4j_file = direct_io::DirectFile;
+
+/// Opens a checkpoint file; stores the handle in `*out` (NULL on failure).
+///
+/// # Safety
+/// `path` must be NULL or a NUL-terminated string; `out` must be NULL or valid for a write of
+/// one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_file_open(
+    path: *const c_char,
+    flags: u32,
+    preallocate: u64,
+    out: *mut *mut dgen4j_file,
+) -> i32 {
+    guarded(|| {
+        if out.is_null() {
+            return Err(Error::invalid("out is NULL"));
+        }
+        // SAFETY: `out` is non-null and, by the contract, valid for a pointer write.
+        unsafe { out.write(std::ptr::null_mut()) };
+        if path.is_null() {
+            return Err(Error::invalid("path is NULL"));
+        }
+        // SAFETY: by the contract, a non-null `path` is NUL-terminated and readable.
+        let path = unsafe { std::ffi::CStr::from_ptr(path) };
+        let path = std::path::Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path.to_bytes()));
+        let file = direct_io::DirectFile::open(path, flags, preallocate)?;
+        // SAFETY: as above; ownership of the box passes to the caller until file_close.
+        unsafe { out.write(Box::into_raw(Box::new(file))) };
+        Ok(())
+    })
+}
+
+/// Closes the file (without fsync: call dgen4j_file_sync first); NULL is ignored.
+///
+/// # Safety
+/// `file` must be NULL or a handle from `dgen4j_file_open` not yet closed, with no call on it
+/// in progress or to come.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_file_close(file: *mut dgen4j_file) {
+    if file.is_null() {
+        return;
+    }
+    guarded_value((), || {
+        // SAFETY: by the contract, `file` came from Box::into_raw in file_open and is freed once.
+        drop(unsafe { Box::from_raw(file) });
+    });
+}
+
+/// 1 when the file's data path uses O_DIRECT, 0 when buffered or NULL.
+///
+/// # Safety
+/// `file` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_file_is_direct(file: *const dgen4j_file) -> i32 {
+    // SAFETY: by the contract, `file` is NULL or points to a live handle.
+    match unsafe { file.as_ref() } {
+        Some(f) => i32::from(f.is_direct()),
+        None => 0,
+    }
+}
+
+/// Resolves a live file handle or reports NULL.
+///
+/// # Safety
+/// `file` must be NULL or a live handle.
+unsafe fn file_ref<'a>(file: *const dgen4j_file) -> Result<&'a dgen4j_file, Error> {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { file.as_ref() }.ok_or_else(|| Error::invalid("file is NULL"))
+}
+
+/// Writes `buf[0, len)` at `offset`, retrying short writes.
+///
+/// # Safety
+/// `file` must be NULL or a live handle; `buf` must be NULL or readable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_file_pwrite(file: *mut dgen4j_file, offset: u64, buf: *const u8, len: u64) -> i32 {
+    guarded(|| {
+        // SAFETY: forwarded from this function's contract.
+        let f = unsafe { file_ref(file) }?;
+        let len = usize::try_from(len).map_err(|_| Error::invalid("len does not fit in the address space"))?;
+        if len == 0 {
+            return Ok(());
+        }
+        if buf.is_null() {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        }
+        // SAFETY: `buf` is non-null and, by the contract, readable for `len` bytes.
+        f.write_at(offset, unsafe { std::slice::from_raw_parts(buf, len) })
+    })
+}
+
+/// Reads up to `len` bytes at `offset` into `buf`; stores the count in `*done` (short only at
+/// end of file).
+///
+/// # Safety
+/// `file` must be NULL or a live handle; `buf` must be NULL or writable for `len` bytes;
+/// `done` must be NULL or valid for a write of one u64.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_file_pread(
+    file: *mut dgen4j_file,
+    offset: u64,
+    buf: *mut u8,
+    len: u64,
+    done: *mut u64,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: forwarded from this function's contract.
+        let f = unsafe { file_ref(file) }?;
+        if done.is_null() {
+            return Err(Error::invalid("done is NULL"));
+        }
+        let len = usize::try_from(len).map_err(|_| Error::invalid("len does not fit in the address space"))?;
+        let n = if len == 0 {
+            0
+        } else if buf.is_null() {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        } else {
+            // SAFETY: `buf` is non-null and, by the contract, writable and exclusive for `len` bytes.
+            f.read_at(offset, unsafe { std::slice::from_raw_parts_mut(buf, len) })?
+        };
+        // SAFETY: `done` is non-null and, by the contract, valid for a u64 write.
+        unsafe { done.write(n as u64) };
+        Ok(())
+    })
+}
+
+/// Gives the kernel `advice` (POSIX_FADV_*: 0 normal, 2 sequential, 4 dontneed, ...) for a range.
+///
+/// # Safety
+/// `file` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_file_fadvise(file: *mut dgen4j_file, offset: u64, len: u64, advice: i32) -> i32 {
+    guarded(|| {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { file_ref(file) }?.fadvise(offset, len, advice)
+    })
+}
+
+/// Makes the written data durable (fsync).
+///
+/// # Safety
+/// `file` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_file_sync(file: *mut dgen4j_file) -> i32 {
+    guarded(|| {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { file_ref(file) }?.sync()
     })
 }

@@ -740,4 +740,478 @@ public class dgen4j_h {
            throw new AssertionError("should not reach here", ex$);
         }
     }
+
+    // ---- file I/O ----
+    private static final int DGEN4J_FILE_READ = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FILE_READ 1
+     * }
+     */
+    public static int DGEN4J_FILE_READ() {
+        return DGEN4J_FILE_READ;
+    }
+    private static final int DGEN4J_FILE_WRITE = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FILE_WRITE 2
+     * }
+     */
+    public static int DGEN4J_FILE_WRITE() {
+        return DGEN4J_FILE_WRITE;
+    }
+    private static final int DGEN4J_FILE_CREATE_NEW = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FILE_CREATE_NEW 4
+     * }
+     */
+    public static int DGEN4J_FILE_CREATE_NEW() {
+        return DGEN4J_FILE_CREATE_NEW;
+    }
+    private static final int DGEN4J_FILE_DIRECT = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FILE_DIRECT 8
+     * }
+     */
+    public static int DGEN4J_FILE_DIRECT() {
+        return DGEN4J_FILE_DIRECT;
+    }
+    private static final int DGEN4J_FILE_REQUIRE_DIRECT = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FILE_REQUIRE_DIRECT 16
+     * }
+     */
+    public static int DGEN4J_FILE_REQUIRE_DIRECT() {
+        return DGEN4J_FILE_REQUIRE_DIRECT;
+    }
+    private static final int DGEN4J_DIRECT_ALIGN = (int)4096L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_DIRECT_ALIGN 4096
+     * }
+     */
+    public static int DGEN4J_DIRECT_ALIGN() {
+        return DGEN4J_DIRECT_ALIGN;
+    }
+
+    private static class dgen4j_file_open {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_file_open");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_open(const char *path, uint32_t flags, uint64_t preallocate, dgen4j_file **out)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_file_open$descriptor() {
+        return dgen4j_file_open.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_open(const char *path, uint32_t flags, uint64_t preallocate, dgen4j_file **out)
+     * }
+     */
+    public static MethodHandle dgen4j_file_open$handle() {
+        return dgen4j_file_open.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_open(const char *path, uint32_t flags, uint64_t preallocate, dgen4j_file **out)
+     * }
+     */
+    public static MemorySegment dgen4j_file_open$address() {
+        return dgen4j_file_open.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_open(const char *path, uint32_t flags, uint64_t preallocate, dgen4j_file **out)
+     * }
+     */
+    public static int dgen4j_file_open(MemorySegment path, int flags, long preallocate, MemorySegment out) {
+        var mh$ = dgen4j_file_open.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_file_open", path, flags, preallocate, out);
+            }
+            return (int)mh$.invokeExact(path, flags, preallocate, out);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_file_close {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_file_close");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void dgen4j_file_close(dgen4j_file *file)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_file_close$descriptor() {
+        return dgen4j_file_close.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void dgen4j_file_close(dgen4j_file *file)
+     * }
+     */
+    public static MethodHandle dgen4j_file_close$handle() {
+        return dgen4j_file_close.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void dgen4j_file_close(dgen4j_file *file)
+     * }
+     */
+    public static MemorySegment dgen4j_file_close$address() {
+        return dgen4j_file_close.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void dgen4j_file_close(dgen4j_file *file)
+     * }
+     */
+    public static void dgen4j_file_close(MemorySegment file) {
+        var mh$ = dgen4j_file_close.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_file_close", file);
+            }
+            mh$.invokeExact(file);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_file_is_direct {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_file_is_direct");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_is_direct(const dgen4j_file *file)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_file_is_direct$descriptor() {
+        return dgen4j_file_is_direct.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_is_direct(const dgen4j_file *file)
+     * }
+     */
+    public static MethodHandle dgen4j_file_is_direct$handle() {
+        return dgen4j_file_is_direct.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_is_direct(const dgen4j_file *file)
+     * }
+     */
+    public static MemorySegment dgen4j_file_is_direct$address() {
+        return dgen4j_file_is_direct.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_is_direct(const dgen4j_file *file)
+     * }
+     */
+    public static int dgen4j_file_is_direct(MemorySegment file) {
+        var mh$ = dgen4j_file_is_direct.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_file_is_direct", file);
+            }
+            return (int)mh$.invokeExact(file);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_file_pwrite {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_file_pwrite");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pwrite(dgen4j_file *file, uint64_t offset, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_file_pwrite$descriptor() {
+        return dgen4j_file_pwrite.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pwrite(dgen4j_file *file, uint64_t offset, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static MethodHandle dgen4j_file_pwrite$handle() {
+        return dgen4j_file_pwrite.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pwrite(dgen4j_file *file, uint64_t offset, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static MemorySegment dgen4j_file_pwrite$address() {
+        return dgen4j_file_pwrite.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pwrite(dgen4j_file *file, uint64_t offset, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static int dgen4j_file_pwrite(MemorySegment file, long offset, MemorySegment buf, long len) {
+        var mh$ = dgen4j_file_pwrite.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_file_pwrite", file, offset, buf, len);
+            }
+            return (int)mh$.invokeExact(file, offset, buf, len);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_file_pread {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_file_pread");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pread(dgen4j_file *file, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t *done)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_file_pread$descriptor() {
+        return dgen4j_file_pread.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pread(dgen4j_file *file, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t *done)
+     * }
+     */
+    public static MethodHandle dgen4j_file_pread$handle() {
+        return dgen4j_file_pread.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pread(dgen4j_file *file, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t *done)
+     * }
+     */
+    public static MemorySegment dgen4j_file_pread$address() {
+        return dgen4j_file_pread.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_pread(dgen4j_file *file, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t *done)
+     * }
+     */
+    public static int dgen4j_file_pread(MemorySegment file, long offset, MemorySegment buf, long len, MemorySegment done) {
+        var mh$ = dgen4j_file_pread.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_file_pread", file, offset, buf, len, done);
+            }
+            return (int)mh$.invokeExact(file, offset, buf, len, done);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_file_fadvise {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_file_fadvise");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_fadvise(dgen4j_file *file, uint64_t offset, uint64_t len, int32_t advice)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_file_fadvise$descriptor() {
+        return dgen4j_file_fadvise.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_fadvise(dgen4j_file *file, uint64_t offset, uint64_t len, int32_t advice)
+     * }
+     */
+    public static MethodHandle dgen4j_file_fadvise$handle() {
+        return dgen4j_file_fadvise.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_fadvise(dgen4j_file *file, uint64_t offset, uint64_t len, int32_t advice)
+     * }
+     */
+    public static MemorySegment dgen4j_file_fadvise$address() {
+        return dgen4j_file_fadvise.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_fadvise(dgen4j_file *file, uint64_t offset, uint64_t len, int32_t advice)
+     * }
+     */
+    public static int dgen4j_file_fadvise(MemorySegment file, long offset, long len, int advice) {
+        var mh$ = dgen4j_file_fadvise.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_file_fadvise", file, offset, len, advice);
+            }
+            return (int)mh$.invokeExact(file, offset, len, advice);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_file_sync {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_file_sync");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_sync(dgen4j_file *file)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_file_sync$descriptor() {
+        return dgen4j_file_sync.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_sync(dgen4j_file *file)
+     * }
+     */
+    public static MethodHandle dgen4j_file_sync$handle() {
+        return dgen4j_file_sync.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_sync(dgen4j_file *file)
+     * }
+     */
+    public static MemorySegment dgen4j_file_sync$address() {
+        return dgen4j_file_sync.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_file_sync(dgen4j_file *file)
+     * }
+     */
+    public static int dgen4j_file_sync(MemorySegment file) {
+        var mh$ = dgen4j_file_sync.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_file_sync", file);
+            }
+            return (int)mh$.invokeExact(file);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
 }

@@ -1,0 +1,167 @@
+package io.dgen4j.checkpoint;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A fixed set of page-aligned native buffers shared by a producer and its writers: a buffer is
+ * taken from the free set, filled, written, and only then released back. Buffers are allocated
+ * on first use (an idle pool costs no memory) and all freed together by {@link #close()}.
+ *
+ * {@snippet :
+ * try (BufferPool pool = new BufferPool(4, 32 << 20)) {
+ *     MemorySegment buf = pool.acquire(1, TimeUnit.SECONDS).orElseThrow();
+ *     // ... fill, write ...
+ *     pool.release(buf);
+ * }
+ * }
+ */
+public final class BufferPool implements AutoCloseable {
+    private static final AtomicLong LIVE_BYTES = new AtomicLong();
+
+    private final Arena arena = Arena.ofShared();
+    private final int capacity;
+    private final long bufferSize;
+    private final ArrayDeque<MemorySegment> free = new ArrayDeque<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition released = lock.newCondition();
+    private int allocated;
+    private int inUse;
+    private int peakInUse;
+    private boolean closed;
+
+    /** A pool of up to {@code count} buffers of {@code bufferSize} bytes, 4096-aligned. */
+    public BufferPool(int count, long bufferSize) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a buffer pool needs at least 1 buffer, got " + count);
+        }
+        if (bufferSize < 1) {
+            throw new IllegalArgumentException("buffer size must be > 0, got " + bufferSize);
+        }
+        this.capacity = count;
+        this.bufferSize = bufferSize;
+    }
+
+    /** Bytes held by live pools in this JVM (buffers allocated and not yet freed): 0 when nothing leaks. */
+    public static long liveBytes() {
+        return LIVE_BYTES.get();
+    }
+
+    /**
+     * Takes a free buffer, allocating one if fewer than the capacity exist, waiting at most
+     * {@code timeout} for a release otherwise.
+     */
+    public Optional<MemorySegment> acquire(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        lock.lockInterruptibly();
+        try {
+            while (true) {
+                if (closed) {
+                    throw new IllegalStateException("buffer pool is closed");
+                }
+                MemorySegment seg = free.poll();
+                if (seg == null && allocated < capacity) {
+                    seg = arena.allocate(bufferSize, 4096);
+                    allocated++;
+                    LIVE_BYTES.addAndGet(bufferSize);
+                }
+                if (seg != null) {
+                    inUse++;
+                    peakInUse = Math.max(peakInUse, inUse);
+                    return Optional.of(seg);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Optional.empty();
+                }
+                released.awaitNanos(left);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns a buffer taken by {@link #acquire}. */
+    public void release(MemorySegment buffer) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            if (inUse == 0) {
+                throw new IllegalStateException("release without a matching acquire");
+            }
+            inUse--;
+            free.push(buffer);
+            released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Buffers currently taken. */
+    public int inUse() {
+        lock.lock();
+        try {
+            return inUse;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Most buffers taken at once. */
+    public int peakInUse() {
+        lock.lock();
+        try {
+            return peakInUse;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Capacity in buffers. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Size of each buffer. */
+    public long bufferSize() {
+        return bufferSize;
+    }
+
+    /** Bytes the pool may hold: capacity times buffer size. */
+    public long poolBytes() {
+        return capacity * bufferSize;
+    }
+
+    /**
+     * Frees every buffer. Callers stop all users first: a buffer still in use at close is a bug in
+     * the caller, reported as {@link IllegalStateException} after freeing.
+     */
+    @Override
+    public void close() {
+        int leaked;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            leaked = inUse;
+            LIVE_BYTES.addAndGet(-allocated * bufferSize);
+            free.clear();
+        } finally {
+            lock.unlock();
+        }
+        arena.close();
+        if (leaked > 0) {
+            throw new IllegalStateException(leaked + " buffer(s) were still in use when the pool closed");
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package io.dgen4j.checkpoint;
+
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.gen.Generator;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+import java.util.Random;
+
+/**
+ * What fills checkpoint chunks: the dgen4j stream (native core or pure-Java twin, verifiable on
+ * load) or {@code java.util.Random.nextBytes} (the naive baseline users compare against, as the
+ * Python tools compare against NumPy; not verifiable).
+ */
+public enum DataSource {
+    /** The stream, native core when it loads, else the twin. */
+    AUTO("auto"),
+    /** The stream from the native core; fails when it cannot load. */
+    NATIVE("native"),
+    /** The stream from the pure-Java twin. */
+    JAVA("java"),
+    /** {@code java.util.Random.nextBytes} into a heap array, copied into the buffer. */
+    JDK_RANDOM("jdk-random");
+
+    private final String label;
+
+    DataSource(String label) {
+        this.label = label;
+    }
+
+    /** The name users type: auto, native, java, jdk-random. */
+    public String label() {
+        return label;
+    }
+
+    /** Parses auto, native, java or jdk-random (the {@code DGEN4J_DATA_GEN} values). */
+    public static DataSource parse(String s) {
+        for (DataSource d : values()) {
+            if (d.label.equalsIgnoreCase(s.trim()) || d.name().equalsIgnoreCase(s.trim())) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("'" + s + "' is not a generator (auto, native, java, jdk-random)");
+    }
+
+    /** Whether a checkpoint made with this source can be verified byte for byte on load. */
+    public boolean verifiable() {
+        return this != JDK_RANDOM;
+    }
+
+    /** Opens a filler for {@code spec} using {@code threads} threads (0 = all CPUs). */
+    Filler open(DataSpec spec, int threads) {
+        return switch (this) {
+            case AUTO -> new StreamFiller(Generator.open(spec, Generator.Kind.AUTO, threads));
+            case NATIVE -> new StreamFiller(Generator.open(spec, Generator.Kind.NATIVE, threads));
+            case JAVA -> new StreamFiller(Generator.open(spec, Generator.Kind.JAVA, threads));
+            case JDK_RANDOM -> new RandomFiller(spec.seed());
+        };
+    }
+
+    @Override
+    public String toString() {
+        return label.toLowerCase(Locale.ROOT);
+    }
+
+    /** Fills a chunk with the bytes at a stream offset. */
+    interface Filler extends AutoCloseable {
+        void fill(MemorySegment dst, long offset);
+
+        /** "native", "java" or "jdk-random". */
+        String implementation();
+
+        @Override
+        void close();
+    }
+
+    private record StreamFiller(Generator gen) implements Filler {
+        @Override
+        public void fill(MemorySegment dst, long offset) {
+            gen.fill(dst, offset);
+        }
+
+        @Override
+        public String implementation() {
+            return gen.implementation();
+        }
+
+        @Override
+        public void close() {
+            gen.close();
+        }
+    }
+
+    private static final class RandomFiller implements Filler {
+        private final Random random;
+        private byte[] scratch = new byte[0];
+
+        RandomFiller(long seed) {
+            this.random = new Random(seed);
+        }
+
+        @Override
+        public void fill(MemorySegment dst, long offset) {
+            // Random has no offset: the bytes depend on call order, which is why it cannot be verified.
+            int chunk = (int) Math.min(dst.byteSize(), 1 << 20);
+            if (scratch.length < chunk) {
+                scratch = new byte[chunk];
+            }
+            for (long done = 0; done < dst.byteSize(); done += chunk) {
+                int n = (int) Math.min(chunk, dst.byteSize() - done);
+                random.nextBytes(scratch);
+                MemorySegment.copy(MemorySegment.ofArray(scratch), 0, dst, done, n);
+            }
+        }
+
+        @Override
+        public String implementation() {
+            return "jdk-random";
+        }
+
+        @Override
+        public void close() {}
+    }
+}

@@ -1,0 +1,55 @@
+package io.dgen4j.checkpoint;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a load measured.
+ *
+ * @param target        what was read
+ * @param backend       the backend's one-line description
+ * @param directIo      whether reads bypassed the page cache
+ * @param totalBytes    bytes read
+ * @param chunkSize     bytes per read
+ * @param readersInFlight concurrent reads
+ * @param verified      whether every byte was compared with the regenerated stream
+ * @param readSeconds   time at least one read was in flight
+ * @param verifySeconds time spent regenerating and comparing (summed over readers)
+ * @param totalSeconds  wall time
+ * @param peakBuffersInUse most buffers taken at once
+ * @param peakRssBytes  peak resident memory of the process during the load
+ */
+public record LoadResult(String target, String backend, boolean directIo, long totalBytes, long chunkSize,
+                         int readersInFlight, boolean verified, double readSeconds, double verifySeconds,
+                         double totalSeconds, int peakBuffersInUse, long peakRssBytes) {
+
+    /** Read rate in GB/s over the time reads were in flight. */
+    public double readGBps() {
+        return SaveResult.rate(totalBytes, readSeconds);
+    }
+
+    /** End-to-end rate in GB/s, verification included. */
+    public double totalGBps() {
+        return SaveResult.rate(totalBytes, totalSeconds);
+    }
+
+    /** The figures as an ordered map (for JSON). */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("target", target);
+        m.put("backend", backend);
+        m.put("directIo", directIo);
+        m.put("totalBytes", totalBytes);
+        m.put("chunkSize", chunkSize);
+        m.put("readersInFlight", readersInFlight);
+        m.put("verified", verified);
+        m.put("readSeconds", SaveResult.round(readSeconds));
+        m.put("readGBps", SaveResult.round(readGBps()));
+        m.put("verifySeconds", SaveResult.round(verifySeconds));
+        m.put("totalSeconds", SaveResult.round(totalSeconds));
+        m.put("totalGBps", SaveResult.round(totalGBps()));
+        m.put("peakBuffersInUse", peakBuffersInUse);
+        m.put("peakRssBytes", peakRssBytes);
+        return m;
+    }
+}

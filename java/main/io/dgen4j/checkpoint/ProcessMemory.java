@@ -1,0 +1,114 @@
+package io.dgen4j.checkpoint;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Resident memory of this whole JVM process, read from {@code /proc/self/status} (VmRSS, and the
+ * kernel's own peak VmHWM), and a sampler that records RSS and progress over time.
+ */
+public final class ProcessMemory {
+    private static final Path STATUS = Path.of("/proc/self/status");
+    private static final Path CLEAR_REFS = Path.of("/proc/self/clear_refs");
+
+    private ProcessMemory() {}
+
+    /** Current resident set size in bytes (0 where /proc is not available). */
+    public static long rss() {
+        return field("VmRSS:");
+    }
+
+    /** The kernel's peak resident set size of this process in bytes (since start or the last reset). */
+    public static long peakRss() {
+        return field("VmHWM:");
+    }
+
+    /**
+     * Resets the kernel's peak RSS to the current RSS (writes 5 to /proc/self/clear_refs), so the
+     * next {@link #peakRss()} covers only what follows. Returns false where the kernel refuses.
+     */
+    public static boolean resetPeak() {
+        try {
+            Files.writeString(CLEAR_REFS, "5");
+            return true;
+        } catch (IOException | SecurityException e) {
+            return false;
+        }
+    }
+
+    private static long field(String name) {
+        try {
+            for (String line : Files.readAllLines(STATUS)) {
+                if (line.startsWith(name)) {
+                    String[] parts = line.substring(name.length()).trim().split("\\s+");
+                    return Long.parseLong(parts[0]) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+        return 0;
+    }
+
+    /** One sample: seconds since start, RSS bytes, bytes done. */
+    public record Sample(double seconds, long rssBytes, long bytesDone) {}
+
+    /** Samples RSS and a progress counter on a daemon thread until closed. */
+    public static final class Sampler implements AutoCloseable {
+        private final List<Sample> samples = new ArrayList<>();
+        private final AtomicLong peak = new AtomicLong();
+        private final Thread thread;
+        private final long start = System.nanoTime();
+        private volatile boolean running = true;
+
+        /** Starts sampling every {@code periodMillis} ms. */
+        public Sampler(long periodMillis, LongSupplier bytesDone) {
+            thread = Thread.ofPlatform().daemon().name("dgen4j-rss-sampler").start(() -> {
+                while (running) {
+                    take(bytesDone);
+                    try {
+                        Thread.sleep(periodMillis);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        private void take(LongSupplier bytesDone) {
+            long rss = rss();
+            peak.accumulateAndGet(rss, Math::max);
+            synchronized (samples) {
+                samples.add(new Sample((System.nanoTime() - start) / 1e9, rss, bytesDone.getAsLong()));
+            }
+        }
+
+        /** Highest RSS sampled. */
+        public long peakSampled() {
+            return peak.get();
+        }
+
+        /** The samples so far. */
+        public List<Sample> samples() {
+            synchronized (samples) {
+                return List.copyOf(samples);
+            }
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            thread.interrupt();
+            try {
+                thread.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package io.dgen4j.checkpoint;
+
+import io.dgen4j.storage.StorageWriter;
+import java.io.InterruptedIOException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+
+/**
+ * Producer → writers over a {@link BufferPool}: the calling thread fills free buffers and queues
+ * them as ready; writer threads write ready buffers at their offsets and only then release them.
+ * Every wait is a short poll that also watches for the first failure, so a failing writer, a
+ * failing generator or an interrupt stops the whole pipeline promptly, and every buffer is
+ * back in the pool when {@link #run()} returns or throws.
+ */
+final class SavePipeline {
+    private static final long POLL_MS = 50;
+    /** How long to wait for a writer stuck in a system call after a failure before giving up on it. */
+    private static final long WRITER_EXIT_MS = 120_000;
+
+    private record Chunk(MemorySegment buffer, long offset, long length) {}
+
+    private final DataSource.Filler filler;
+    private final BufferPool pool;
+    private final StorageWriter writer;
+    private final long total;
+    private final long chunk;
+    private final int writers;
+    private final LongConsumer progress;
+    private final ArrayBlockingQueue<Chunk> ready;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicLong written = new AtomicLong();
+    private final IoClock io = new IoClock();
+    private long generationNanos;
+    private volatile boolean producerDone;
+    private boolean writersStopped = true;
+
+    SavePipeline(DataSource.Filler filler, BufferPool pool, StorageWriter writer, long total, long chunk,
+                 int writers, LongConsumer progress) {
+        this.filler = filler;
+        this.pool = pool;
+        this.writer = writer;
+        this.total = total;
+        this.chunk = chunk;
+        this.writers = writers;
+        this.progress = progress;
+        this.ready = new ArrayBlockingQueue<>(pool.capacity() + writers);
+    }
+
+    long written() {
+        return written.get();
+    }
+
+    double generationSeconds() {
+        return generationNanos / 1e9;
+    }
+
+    double ioSeconds() {
+        return io.seconds();
+    }
+
+    /** False when a writer thread did not exit in time (its buffer must then not be freed). */
+    boolean writersStopped() {
+        return writersStopped;
+    }
+
+    /** Runs the pipeline to the end; throws the first failure. */
+    void run() throws IOException {
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            threads.add(Thread.ofPlatform().name("dgen4j-writer-" + i).daemon().start(this::writeLoop));
+        }
+        boolean interrupted = false;
+        try {
+            produce();
+        } catch (InterruptedException e) {
+            interrupted = true;
+            fail(new InterruptedIOException(String.format("save to %s interrupted after %d bytes", writer.description(),
+                    written.get())));
+        } catch (Throwable t) {
+            fail(t);
+        } finally {
+            producerDone = true;
+        }
+        interrupted |= finish(threads);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        Throwable t = failure.get();
+        if (t instanceof IOException e) {
+            throw e;
+        }
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        if (t != null) {
+            throw new IOException(t);
+        }
+    }
+
+    private void produce() throws InterruptedException {
+        for (long offset = 0; offset < total; offset += chunk) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            MemorySegment buf = null;
+            while (buf == null) {
+                if (failure.get() != null) {
+                    return;
+                }
+                buf = pool.acquire(POLL_MS, TimeUnit.MILLISECONDS).orElse(null);
+            }
+            boolean queued = false;
+            try {
+                long len = Math.min(chunk, total - offset);
+                long t0 = System.nanoTime();
+                filler.fill(buf.asSlice(0, len), offset);
+                generationNanos += System.nanoTime() - t0;
+                Chunk c = new Chunk(buf, offset, len);
+                while (!queued) {
+                    if (failure.get() != null) {
+                        return;
+                    }
+                    queued = ready.offer(c, POLL_MS, TimeUnit.MILLISECONDS);
+                }
+            } finally {
+                if (!queued) {
+                    pool.release(buf);
+                }
+            }
+        }
+    }
+
+    private void writeLoop() {
+        while (true) {
+            Chunk c;
+            try {
+                c = ready.poll(POLL_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                fail(new InterruptedIOException("writer interrupted"));
+                continue; // keep draining so every buffer returns to the pool
+            }
+            if (c == null) {
+                // The producer queues before it says it is done, so one more look cannot miss a chunk.
+                if (!producerDone || (c = ready.poll()) == null) {
+                    if (producerDone) {
+                        return;
+                    }
+                    continue;
+                }
+            }
+            try {
+                if (failure.get() == null) {
+                    io.begin();
+                    try {
+                        writer.write(c.offset(), c.buffer().asSlice(0, c.length()));
+                    } finally {
+                        io.end();
+                    }
+                    progress.accept(written.addAndGet(c.length()));
+                }
+            } catch (Throwable t) {
+                fail(new CheckpointException(String.format("save to %s failed: %s", writer.description(),
+                        t.getMessage()), c.offset(), t));
+            } finally {
+                pool.release(c.buffer());
+            }
+        }
+    }
+
+    /** Waits for every writer to drain the queue and exit; returns whether it was interrupted. */
+    private boolean finish(List<Thread> threads) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WRITER_EXIT_MS);
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                // Healthy writers finish their queued chunks; after a failure they only drain, and
+                // one stuck in a system call is given up on after WRITER_EXIT_MS.
+                if (failure.get() != null && System.nanoTime() > deadline) {
+                    writersStopped = false;
+                    return interrupted;
+                }
+                try {
+                    t.join(POLL_MS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    fail(new InterruptedIOException("save interrupted while finishing"));
+                }
+            }
+        }
+        return interrupted;
+    }
+
+    private void fail(Throwable t) {
+        failure.compareAndSet(null, t);
+    }
+}

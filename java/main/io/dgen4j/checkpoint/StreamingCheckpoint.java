@@ -1,0 +1,498 @@
+package io.dgen4j.checkpoint;
+
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.gen.Generator;
+import io.dgen4j.storage.FileOptions;
+import io.dgen4j.storage.FileStorage;
+import io.dgen4j.storage.StorageReader;
+import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.storage.StorageWriter;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Saves and loads checkpoints of generated data with a small, fixed memory footprint.
+ *
+ * <p>{@link #save} runs a producer and {@code writersInFlight} writers over a pool of
+ * {@code buffers} chunks: memory stays at {@code buffers × chunkSize} whatever the checkpoint
+ * size. The data goes to a temporary name, is made durable (fsync) and renamed into place next
+ * to a small manifest holding the stream's spec, so {@link #load} can verify every byte against
+ * the regenerated stream. Any failure stops the pipeline, removes the partial file, frees every
+ * buffer and throws the first cause.
+ *
+ * {@snippet :
+ * StreamingCheckpoint ckpt = StreamingCheckpoint.builder()
+ *         .chunkSize(32L << 20)
+ *         .spec(DataSpec.builder().seed(42).compressRatio(2).build())
+ *         .build();
+ * SaveResult saved = ckpt.save("/nvme/ckpt.bin", 24L << 30);
+ * LoadResult loaded = ckpt.load("/nvme/ckpt.bin", true);   // verify every byte
+ * }
+ */
+public final class StreamingCheckpoint {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamingCheckpoint.class);
+    /** Default bytes per chunk: 32 MiB. */
+    public static final long DEFAULT_CHUNK_SIZE = 32L << 20;
+    /** Default buffers: enough to keep one producer and the writers busy (see README: measured). */
+    public static final int DEFAULT_BUFFERS = 3;
+    /** Default concurrent writes (and reads). */
+    public static final int DEFAULT_WRITERS = 1;
+    private static final long VERIFY_SLICE = 1L << 20;
+
+    private final long chunkSize;
+    private final int buffers;
+    private final int writersInFlight;
+    private final DataSpec template;
+    private final DataSource source;
+    private final int threads;
+    private final FileOptions fileOptions;
+    private final LongConsumer progress;
+
+    private StreamingCheckpoint(Builder b) {
+        this.chunkSize = b.chunkSize;
+        this.buffers = b.buffers;
+        this.writersInFlight = b.writersInFlight;
+        this.template = b.spec;
+        this.source = b.source;
+        this.threads = b.threads;
+        this.fileOptions = b.fileOptions;
+        this.progress = b.progress;
+    }
+
+    /** A builder with the defaults: 32 MiB chunks, 3 buffers, 1 writer, incompressible random-seed data. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Bytes per chunk. */
+    public long chunkSize() {
+        return chunkSize;
+    }
+
+    /** Buffers in the pool. */
+    public int buffers() {
+        return buffers;
+    }
+
+    /** Concurrent writes or reads. */
+    public int writersInFlight() {
+        return writersInFlight;
+    }
+
+    /** The sidecar manifest of a checkpoint file. */
+    public static Path manifestPath(Path checkpoint) {
+        return checkpoint.resolveSibling(checkpoint.getFileName() + Manifest.SUFFIX);
+    }
+
+    /** Saves {@code totalBytes} of the stream to {@code target} (a path, {@code file://} or {@code direct://}). */
+    public SaveResult save(String target, long totalBytes) throws IOException {
+        return save(StorageTarget.parse(target), totalBytes);
+    }
+
+    /** Saves {@code totalBytes} of the stream to {@code target}, streaming through the buffer pool. */
+    public SaveResult save(StorageTarget target, long totalBytes) throws IOException {
+        DataSpec spec = specFor(totalBytes);
+        FileOptions options = target.options(fileOptions);
+        ProcessMemory.resetPeak();
+        long start = System.nanoTime();
+        BufferPool pool = new BufferPool(buffers, chunkSize);
+        boolean poolIdle = true;
+        SavePipeline pipeline = null;
+        AtomicReference<SavePipeline> running = new AtomicReference<>();
+        try (ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100,
+                     () -> running.get() == null ? 0 : running.get().written());
+             DataSource.Filler filler = source.open(spec, threads);
+             StorageWriter data = FileStorage.openWriter(target.path(), options, totalBytes)) {
+            pipeline = new SavePipeline(filler, pool, data, totalBytes, chunkSize, writersInFlight, progress);
+            running.set(pipeline);
+            pipeline.run();
+            poolIdle = pipeline.writersStopped();
+            long closeStart = System.nanoTime();
+            commit(target.path(), data, options, new Manifest(DataSpec.FORMAT_VERSION, spec,
+                    filler.implementation(), chunkSize));
+            double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
+            double totalSeconds = (System.nanoTime() - start) / 1e9;
+            return new SaveResult("streaming", target.toString(), data.description(), data.directIo(),
+                    totalBytes, chunkSize, chunks(totalBytes), buffers, writersInFlight,
+                    filler.implementation(), spec.seedString(), pipeline.generationSeconds(),
+                    pipeline.ioSeconds(), closeSeconds, totalSeconds, pool.peakInUse(), pool.poolBytes(),
+                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples());
+        } catch (IOException | RuntimeException | Error e) {
+            if (pipeline != null) {
+                poolIdle = pipeline.writersStopped();
+            }
+            throw annotate(e, target);
+        } finally {
+            if (poolIdle) {
+                pool.close();
+            } else {
+                LOG.error("a writer of {} did not stop after the failure; its buffers are left allocated", target);
+            }
+        }
+    }
+
+    /**
+     * The old method, for comparison: allocates the whole checkpoint in memory, generates it, then
+     * writes it (what preallocating tools do). Memory grows with the checkpoint size.
+     */
+    public SaveResult savePreallocated(StorageTarget target, long totalBytes) throws IOException {
+        DataSpec spec = specFor(totalBytes);
+        FileOptions options = target.options(fileOptions);
+        ProcessMemory.resetPeak();
+        long start = System.nanoTime();
+        AtomicLong written = new AtomicLong();
+        try (ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, written::get);
+             Arena arena = Arena.ofShared();
+             DataSource.Filler filler = source.open(spec, threads);
+             StorageWriter data = FileStorage.openWriter(target.path(), options, totalBytes)) {
+            MemorySegment all = arena.allocate(totalBytes, 4096);
+            long t0 = System.nanoTime();
+            filler.fill(all, 0);
+            double gen = (System.nanoTime() - t0) / 1e9;
+            IoClock io = new IoClock();
+            for (long off = 0; off < totalBytes; off += chunkSize) {
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("save to " + target + " interrupted after " + off + " bytes");
+                }
+                long len = Math.min(chunkSize, totalBytes - off);
+                io.begin();
+                try {
+                    data.write(off, all.asSlice(off, len));
+                } finally {
+                    io.end();
+                }
+                progress.accept(written.addAndGet(len));
+            }
+            long closeStart = System.nanoTime();
+            commit(target.path(), data, options, new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(),
+                    chunkSize));
+            double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
+            double total = (System.nanoTime() - start) / 1e9;
+            return new SaveResult("preallocated", target.toString(), data.description(), data.directIo(), totalBytes,
+                    chunkSize, chunks(totalBytes), 0, 1, filler.implementation(), spec.seedString(), gen,
+                    io.seconds(), closeSeconds, total, 0, totalBytes,
+                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples());
+        } catch (IOException | RuntimeException | Error e) {
+            throw annotate(e, target);
+        }
+    }
+
+    /** Loads {@code target}, reading every byte; with {@code verify}, compares them with the stream. */
+    public LoadResult load(String target, boolean verify) throws IOException {
+        return load(StorageTarget.parse(target), verify);
+    }
+
+    /** Loads {@code target} with parallel positional reads into pooled buffers. */
+    public LoadResult load(StorageTarget target, boolean verify) throws IOException {
+        Path path = target.path();
+        Path manifestPath = manifestPath(path);
+        if (!Files.isRegularFile(manifestPath)) {
+            throw new CheckpointException(String.format("no manifest for %s (expected %s): not a dgen4j checkpoint, "
+                    + "or its save did not finish", path, manifestPath), -1, null);
+        }
+        Manifest manifest = Manifest.parse(Files.readAllBytes(manifestPath), manifestPath.toString());
+        if (verify && !manifest.verifiable()) {
+            throw new CheckpointException(path + " was written with " + manifest.generator()
+                    + " data, which cannot be regenerated: load it without --verify", -1, null);
+        }
+        FileOptions options = target.options(fileOptions);
+        ProcessMemory.resetPeak();
+        long start = System.nanoTime();
+        long size = manifest.spec().size();
+        try (StorageReader reader = FileStorage.openReader(path, options);
+             ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, () -> 0)) {
+            if (reader.size() != size) {
+                throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
+                        + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
+            }
+            LoadRun run = new LoadRun(reader, manifest, verify, target.toString());
+            run.run();
+            double total = (System.nanoTime() - start) / 1e9;
+            return new LoadResult(target.toString(), reader.description(), reader.directIo(), size, chunkSize,
+                    writersInFlight, verify, run.io.seconds(), run.verifyNanos.get() / 1e9, total, run.peakInUse,
+                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()));
+        } catch (NoSuchFileException e) {
+            throw new CheckpointException("checkpoint file " + path + " does not exist", -1, e);
+        }
+    }
+
+    /** Parallel reads of one checkpoint, with optional verification. */
+    private final class LoadRun {
+        private final StorageReader reader;
+        private final Manifest manifest;
+        private final boolean verify;
+        private final String target;
+        private final IoClock io = new IoClock();
+        private final AtomicLong nextChunk = new AtomicLong();
+        private final AtomicLong firstMismatch = new AtomicLong(Long.MAX_VALUE);
+        private final AtomicLong verifyNanos = new AtomicLong();
+        private final AtomicLong done = new AtomicLong();
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private volatile byte[] mismatchBytes;
+        private int peakInUse;
+
+        LoadRun(StorageReader reader, Manifest manifest, boolean verify, String target) {
+            this.reader = reader;
+            this.manifest = manifest;
+            this.verify = verify;
+            this.target = target;
+        }
+
+        void run() throws IOException {
+            long size = manifest.spec().size();
+            try (BufferPool pool = new BufferPool(Math.max(buffers, writersInFlight), chunkSize);
+                 Generator gen = verify ? Generator.open(manifest.spec(), Generator.Kind.AUTO, threads) : null) {
+                List<Thread> readers = new ArrayList<>();
+                for (int i = 0; i < writersInFlight; i++) {
+                    readers.add(Thread.ofPlatform().name("dgen4j-reader-" + i).daemon().start(() -> readLoop(pool, gen, size)));
+                }
+                boolean interrupted = false;
+                for (Thread t : readers) {
+                    while (t.isAlive()) {
+                        try {
+                            t.join(50);
+                        } catch (InterruptedException e) {
+                            interrupted = true;
+                            failure.compareAndSet(null, new InterruptedIOException("load of " + target + " interrupted"));
+                        }
+                    }
+                }
+                peakInUse = pool.peakInUse();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Throwable t = failure.get();
+            if (t instanceof IOException e) {
+                throw e;
+            }
+            if (t instanceof RuntimeException e) {
+                throw e;
+            }
+            if (t != null) {
+                throw new IOException(t);
+            }
+            long at = firstMismatch.get();
+            if (at != Long.MAX_VALUE) {
+                byte[] b = mismatchBytes;
+                throw new VerifyException(target, at, b[0], b[1]);
+            }
+        }
+
+        private void readLoop(BufferPool pool, Generator gen, long size) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment expected = verify ? arena.allocate(Math.min(VERIFY_SLICE, chunkSize), 64) : null;
+                while (failure.get() == null) {
+                    long offset = nextChunk.getAndIncrement() * chunkSize;
+                    // Chunks past a known mismatch cannot change the first one: skip them.
+                    if (offset >= size || offset >= firstMismatch.get()) {
+                        return;
+                    }
+                    long len = Math.min(chunkSize, size - offset);
+                    MemorySegment buf = pool.acquire(1, TimeUnit.DAYS).orElseThrow();
+                    try {
+                        MemorySegment part = buf.asSlice(0, len);
+                        io.begin();
+                        long n;
+                        try {
+                            n = reader.read(offset, part);
+                        } finally {
+                            io.end();
+                        }
+                        if (n != len) {
+                            throw new CheckpointException(String.format("%s ended at byte %d, inside the chunk at offset "
+                                    + "%d (expected %d bytes)", target, offset + n, offset, size), offset + n, null);
+                        }
+                        if (verify) {
+                            compare(gen, part, offset, expected);
+                        }
+                        progress.accept(done.addAndGet(len));
+                    } finally {
+                        pool.release(buf);
+                    }
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t instanceof InterruptedException
+                        ? new InterruptedIOException("load of " + target + " interrupted") : t);
+            }
+        }
+
+        private void compare(Generator gen, MemorySegment part, long offset, MemorySegment expected) {
+            long t0 = System.nanoTime();
+            for (long at = 0; at < part.byteSize(); at += expected.byteSize()) {
+                long n = Math.min(expected.byteSize(), part.byteSize() - at);
+                gen.fill(expected, offset + at, n);
+                long m = MemorySegment.mismatch(part, at, at + n, expected, 0, n);
+                if (m >= 0) {
+                    long abs = offset + at + m;
+                    synchronized (this) {
+                        if (abs < firstMismatch.get()) {
+                            mismatchBytes = new byte[] {expected.get(ValueLayout.JAVA_BYTE, m),
+                                    part.get(ValueLayout.JAVA_BYTE, at + m)};
+                            firstMismatch.set(abs);
+                        }
+                    }
+                    break;
+                }
+            }
+            verifyNanos.addAndGet(System.nanoTime() - t0);
+        }
+    }
+
+    private DataSpec specFor(long totalBytes) {
+        if (totalBytes <= 0) {
+            throw new IllegalArgumentException("checkpoint size must be > 0 bytes, got " + totalBytes);
+        }
+        return template.toBuilder().size(totalBytes).build();
+    }
+
+    private long chunks(long totalBytes) {
+        return (totalBytes + chunkSize - 1) / chunkSize;
+    }
+
+    /** Writes the manifest, then renames data into place last: data visible means complete. */
+    private static void commit(Path path, StorageWriter data, FileOptions options, Manifest manifest) throws IOException {
+        byte[] json = manifest.toJson();
+        FileOptions small = options.withDirect(FileOptions.Direct.OFF).withPreallocate(false);
+        try (Arena arena = Arena.ofConfined();
+             StorageWriter m = FileStorage.openWriter(manifestPath(path), small, json.length)) {
+            MemorySegment seg = arena.allocate(json.length);
+            MemorySegment.copy(MemorySegment.ofArray(json), 0, seg, 0, json.length);
+            m.write(0, seg);
+            m.commit();
+        }
+        try {
+            data.commit();
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(manifestPath(path));
+            throw e;
+        }
+    }
+
+    private static IOException annotate(Throwable e, StorageTarget target) {
+        if (e instanceof CheckpointException ce) {
+            return ce;
+        }
+        if (e instanceof InterruptedIOException ie) {
+            return ie;
+        }
+        if (e instanceof IOException io) {
+            return new CheckpointException("save to " + target + " failed: " + io.getMessage(), -1, io);
+        }
+        if (e instanceof RuntimeException re) {
+            throw re;
+        }
+        throw (Error) e;
+    }
+
+    /** Builder of {@link StreamingCheckpoint}; setters validate at once. */
+    public static final class Builder {
+        private long chunkSize = DEFAULT_CHUNK_SIZE;
+        private int buffers = DEFAULT_BUFFERS;
+        private int writersInFlight = DEFAULT_WRITERS;
+        private DataSpec spec = DataSpec.builder().build();
+        private DataSource source = DataSource.AUTO;
+        private int threads;
+        private FileOptions fileOptions = FileOptions.defaults();
+        private LongConsumer progress = done -> { };
+
+        private Builder() {}
+
+        /** Bytes per chunk: a positive multiple of 4 KiB (O_DIRECT alignment). */
+        public Builder chunkSize(long bytes) {
+            if (bytes <= 0 || bytes % 4096 != 0) {
+                throw new IllegalArgumentException("chunk size must be a positive multiple of 4096 bytes, got " + bytes);
+            }
+            if (bytes > (1L << 31)) {
+                throw new IllegalArgumentException("chunk size must be at most 2 GiB, got " + bytes);
+            }
+            this.chunkSize = bytes;
+            return this;
+        }
+
+        /** Buffers in the pool, at least 1 (memory is buffers × chunk size). */
+        public Builder buffers(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("buffers must be >= 1, got " + n);
+            }
+            this.buffers = n;
+            return this;
+        }
+
+        /** Concurrent writes (and reads on load), at least 1. */
+        public Builder writersInFlight(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("writers in flight must be >= 1, got " + n);
+            }
+            this.writersInFlight = n;
+            return this;
+        }
+
+        /** Seed, dedup, compression and block size of the data; its size is replaced by the save's. */
+        public Builder spec(DataSpec spec) {
+            if (spec == null) {
+                throw new IllegalArgumentException("spec must not be null");
+            }
+            this.spec = spec;
+            return this;
+        }
+
+        /** What fills the chunks (default: the stream, native when available). */
+        public Builder source(DataSource source) {
+            if (source == null) {
+                throw new IllegalArgumentException("source must not be null");
+            }
+            this.source = source;
+            return this;
+        }
+
+        /** Generator threads (0 = all CPUs of this process). */
+        public Builder threads(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("threads must be >= 0, got " + n);
+            }
+            this.threads = n;
+            return this;
+        }
+
+        /** File backend options (O_DIRECT policy, fadvise, fsync, preallocation). */
+        public Builder fileOptions(FileOptions options) {
+            if (options == null) {
+                throw new IllegalArgumentException("file options must not be null");
+            }
+            this.fileOptions = options;
+            return this;
+        }
+
+        /** Called with the bytes written (or read) so far, from the I/O threads. */
+        public Builder progress(LongConsumer listener) {
+            this.progress = listener == null ? done -> { } : listener;
+            return this;
+        }
+
+        /** The checkpoint. */
+        public StreamingCheckpoint build() {
+            if (buffers < writersInFlight + 1) {
+                throw new IllegalArgumentException(String.format(
+                        "buffers (%d) must exceed writers in flight (%d): one buffer is always being filled",
+                        buffers, writersInFlight));
+            }
+            return new StreamingCheckpoint(this);
+        }
+    }
+}

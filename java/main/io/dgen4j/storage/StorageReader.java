@@ -1,0 +1,22 @@
+package io.dgen4j.storage;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+
+/** Reads one stored object into native segments, with several reads in flight. */
+public interface StorageReader extends AutoCloseable {
+    /** Size of the object in bytes. */
+    long size();
+
+    /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; returns the count (short only at the end). */
+    long read(long offset, MemorySegment dst) throws IOException;
+
+    /** Whether reads bypass the page cache (O_DIRECT). */
+    boolean directIo();
+
+    /** A one-line description for results. */
+    String description();
+
+    @Override
+    void close();
+}

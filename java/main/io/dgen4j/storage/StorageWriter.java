@@ -1,0 +1,29 @@
+package io.dgen4j.storage;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Writes one object (a file, later an S3 object) from native segments, with several writes in
+ * flight. Nothing is visible under the final name until {@link #commit()} returns.
+ */
+public interface StorageWriter extends AutoCloseable {
+    /** Writes {@code data} at {@code offset}; callable from several threads at once. */
+    void write(long offset, MemorySegment data) throws IOException;
+
+    /** Makes all written data durable and visible under the final name. */
+    void commit() throws IOException;
+
+    /** Removes everything written so far; idempotent, never throws. */
+    void abort();
+
+    /** Whether writes bypass the page cache (O_DIRECT). */
+    boolean directIo();
+
+    /** A one-line description for results, e.g. {@code file /x (O_DIRECT, fsync)}. */
+    String description();
+
+    /** Aborts unless committed. */
+    @Override
+    void close();
+}
