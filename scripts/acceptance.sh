@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Acceptance check run by `./build verify` after the CLI jar is packaged: the same stream, byte
-# for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout.
+# for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout; and a
+# checkpoint saved in pure-Java mode verified by the native core.
 # Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR
 set -euo pipefail
 java="$1/bin/java"; jar="$2"; work="$3"
@@ -18,6 +19,10 @@ for f in t2 java; do
   if [ "$got" = "$ref" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: $f differs from threads 1 ($got vs $ref)" >&2; fi
 done
 if [ "$stdout_sum" = "$ref" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: --out - differs" >&2; fi
+# A checkpoint saved by the pure-Java path (FileChannel, twin) loads and verifies with the native core.
+run -Ddgen4j.native.disable=true -jar "$jar" save "$work/twin.bin" --size 40000007 --chunk 4MiB --seed 5 --compress 2 --json >/dev/null
+if run -jar "$jar" load "$work/twin.bin" --verify --chunk 4MiB >/dev/null; then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: twin-saved checkpoint did not verify" >&2; fi
+rm -f "$work/twin.bin" "$work/twin.bin.manifest.json"
 size="$(stat -c %s "$work/t1")"
 if [ "$size" = "268435456" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: size $size" >&2; fi
 rm -f "$work/t1" "$work/t2" "$work/java"

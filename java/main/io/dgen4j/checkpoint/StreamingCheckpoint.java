@@ -47,8 +47,11 @@ public final class StreamingCheckpoint {
     private static final Logger LOG = LoggerFactory.getLogger(StreamingCheckpoint.class);
     /** Default bytes per chunk: 32 MiB. */
     public static final long DEFAULT_CHUNK_SIZE = 32L << 20;
-    /** Default buffers: enough to keep one producer and the writers busy (see README: measured). */
-    public static final int DEFAULT_BUFFERS = 3;
+    /**
+     * Default buffers: one being filled while one is written. A third buffer gained nothing
+     * measurable with one writer here and costs a chunk of resident memory (docs/CHECKPOINTS.md).
+     */
+    public static final int DEFAULT_BUFFERS = 2;
     /** Default concurrent writes (and reads). */
     public static final int DEFAULT_WRITERS = 1;
     private static final long VERIFY_SLICE = 1L << 20;
@@ -73,7 +76,7 @@ public final class StreamingCheckpoint {
         this.progress = b.progress;
     }
 
-    /** A builder with the defaults: 32 MiB chunks, 3 buffers, 1 writer, incompressible random-seed data. */
+    /** A builder with the defaults: 32 MiB chunks, 2 buffers, 1 writer, incompressible random-seed data. */
     public static Builder builder() {
         return new Builder();
     }

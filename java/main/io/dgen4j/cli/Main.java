@@ -7,11 +7,16 @@ import picocli.CommandLine.Command;
 /** The {@code dgen4j} command line: the only part of dgen4j that prints. */
 @Command(name = "dgen4j", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Synthetic ML-checkpoint data at memory speed, with exact dedup and compression ratios.",
-        subcommands = {GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
+                GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
     /** Runs the command line and exits with its status. */
     public static void main(String[] args) {
+        // The CLI prints its own results; the library's logs show from WARN up unless asked otherwise.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

@@ -19,7 +19,7 @@ final class Progress implements AutoCloseable {
         this.enabled = enabled && System.console() != null && total > 0;
     }
 
-    void update(long done) {
+    synchronized void update(long done) {
         if (!enabled) {
             return;
         }
@@ -38,7 +38,7 @@ final class Progress implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (enabled) {
             err.print("\r" + " ".repeat(90) + "\r");
             err.flush();

@@ -1,0 +1,77 @@
+package io.dgen4j.cli;
+
+import io.dgen4j.checkpoint.DataSource;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.storage.FileOptions;
+import java.util.Locale;
+import java.util.function.LongConsumer;
+import picocli.CommandLine.Option;
+
+/** The data and pipeline options shared by save, load, compare and quickstart. */
+final class CheckpointOptions {
+    @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
+            description = "Bytes per write, a multiple of 4KiB (default ${DEFAULT-VALUE}).")
+    long chunk;
+
+    @Option(names = "--buffers", defaultValue = "" + StreamingCheckpoint.DEFAULT_BUFFERS,
+            description = "Buffers in the pool; memory is buffers x chunk (default ${DEFAULT-VALUE}).")
+    int buffers;
+
+    @Option(names = "--writers", defaultValue = "" + StreamingCheckpoint.DEFAULT_WRITERS,
+            description = "Writes (and reads) in flight (default ${DEFAULT-VALUE}).")
+    int writers;
+
+    @Option(names = "--dedup", defaultValue = "1", description = "Dedup ratio, >= 1 (default ${DEFAULT-VALUE}).")
+    double dedup;
+
+    @Option(names = "--compress", defaultValue = "1", description = "Compression ratio, >= 1 (default ${DEFAULT-VALUE}).")
+    double compress;
+
+    @Option(names = "--block-size", defaultValue = "4096", converter = ByteSize.class,
+            description = "Dedup block size (default ${DEFAULT-VALUE}).")
+    long blockSize;
+
+    @Option(names = "--seed", converter = SeedConverter.class, description = "Seed; default: random, printed.")
+    Long seed;
+
+    @Option(names = "--threads", defaultValue = "0", description = "Generator threads; 0 = all CPUs (default).")
+    int threads;
+
+    @Option(names = "--generator", description = "native, java, jdk-random or auto (default; or DGEN4J_DATA_GEN).")
+    String generator;
+
+    @Option(names = "--fadvise", defaultValue = "none",
+            description = "Page-cache advice when I/O is buffered: none, sequential, dontneed (default ${DEFAULT-VALUE}).")
+    String fadvise;
+
+    @Option(names = "--no-fsync", description = "Skip fsync before the rename (not durable; for experiments).")
+    boolean noFsync;
+
+    @Option(names = "--no-preallocate", description = "Do not reserve the file's space with fallocate first.")
+    boolean noPreallocate;
+
+    DataSource source() {
+        String g = generator != null ? generator : System.getenv("DGEN4J_DATA_GEN");
+        return g == null || g.isBlank() ? DataSource.AUTO : DataSource.parse(g);
+    }
+
+    StreamingCheckpoint build(LongConsumer progress) {
+        if (blockSize > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("block size must be a power of two in [512, 64MiB], got " + blockSize);
+        }
+        DataSpec.Builder spec = DataSpec.builder().dedupRatio(dedup).compressRatio(compress).blockSize((int) blockSize);
+        if (seed != null) {
+            spec.seed(seed);
+        }
+        FileOptions.Fadvise advice;
+        try {
+            advice = FileOptions.Fadvise.valueOf(fadvise.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--fadvise must be none, sequential or dontneed, got " + fadvise);
+        }
+        FileOptions files = FileOptions.defaults().withFadvise(advice).withFsync(!noFsync).withPreallocate(!noPreallocate);
+        return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
+                .spec(spec.build()).source(source()).threads(threads).fileOptions(files).progress(progress).build();
+    }
+}
