@@ -17,7 +17,25 @@ public final class Main {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
-        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        // Ctrl-C (SIGINT/SIGTERM) interrupts the command, whose cleanup removes partial files and
+        // frees buffers; the JVM waits for it a few seconds before exiting.
+        Thread main = Thread.currentThread();
+        java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            main.interrupt();
+            try {
+                finished.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "dgen4j-interrupt"));
+        int code;
+        try {
+            code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+        } finally {
+            finished.countDown();
+        }
+        System.exit(code);
     }
 
     /** Runs the command line with the given output streams; returns the exit status. */
