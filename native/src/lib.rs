@@ -14,6 +14,7 @@ pub mod error;
 pub mod layout;
 pub mod pool;
 pub mod rng;
+pub mod simd;
 
 use std::cell::RefCell;
 use std::ffi::c_char;

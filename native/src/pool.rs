@@ -13,6 +13,7 @@ use std::thread::{self, JoinHandle};
 
 use crate::error::{Error, ErrorKind};
 use crate::layout::{self, Spec};
+use crate::simd;
 
 /// Most threads a pool may have.
 pub const MAX_THREADS: usize = 4096;
@@ -61,6 +62,8 @@ struct Job {
     offset: u64,
     len: usize,
     pieces: usize,
+    /// Non-temporal stores (the whole fill is large).
+    nt: bool,
 }
 
 // SAFETY: a Job is a borrowed `&mut [u8]` with its lifetime erased. It is only
@@ -155,11 +158,12 @@ impl Pool {
     /// piece is reported as an error of kind `Panic`; the pool stays usable.
     pub fn fill(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         self.spec.check_range(offset, buf.len() as u64)?;
+        let nt = buf.len() as u64 >= simd::nt_threshold();
         if self.workers.is_empty() || buf.len() < MIN_PARALLEL_FILL {
-            return fill_piece(&self.spec, offset, buf);
+            return fill_piece(&self.spec, offset, buf, nt);
         }
         let pieces = (buf.len() as u64).div_ceil(PIECE_ALIGN).min(self.threads() as u64) as usize;
-        let job = Job { ptr: buf.as_mut_ptr(), offset, len: buf.len(), pieces };
+        let job = Job { ptr: buf.as_mut_ptr(), offset, len: buf.len(), pieces, nt };
         let _serial = lock(&self.fill_lock);
         {
             let mut st = lock(&self.shared.state);
@@ -240,7 +244,7 @@ fn run_pieces<'a>(shared: &'a Shared, spec: &Spec, mut st: MutexGuard<'a, State>
         // SAFETY: piece `k` was claimed just above under the lock, by this thread only,
         // and the job is current, so its `Pool::fill` waits in `JobGuard` for us.
         let (offset, bytes) = unsafe { job.piece(k) };
-        let result = panic::catch_unwind(AssertUnwindSafe(|| fill_piece(spec, offset, bytes)))
+        let result = panic::catch_unwind(AssertUnwindSafe(|| fill_piece(spec, offset, bytes, job.nt)))
             .unwrap_or_else(|payload| Err(Error::from_panic("fill worker", payload.as_ref())));
         st = lock(&shared.state);
         if let Err(e) = result {
@@ -257,12 +261,12 @@ fn run_pieces<'a>(shared: &'a Shared, spec: &Spec, mut st: MutexGuard<'a, State>
 #[cfg(test)]
 const PANIC_SEED: u64 = 0x0BAD_5EED;
 
-fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8], nt: bool) -> Result<(), Error> {
     #[cfg(test)]
     if spec.seed() == PANIC_SEED && offset == 1 << 20 {
         panic!("test panic at offset {offset}");
     }
-    layout::fill(spec, offset, buf)
+    layout::fill_with(spec, offset, buf, simd::Dispatch::get().level, nt)
 }
 
 #[cfg(test)]
@@ -278,7 +282,7 @@ mod tests {
     #[test]
     fn boundaries_are_aligned_and_cover_the_range() {
         for (offset, len, pieces) in [(0u64, 1usize << 20, 4usize), (12345, 3 << 20, 3), (65535, 300_000, 5)] {
-            let job = Job { ptr: std::ptr::null_mut(), offset, len, pieces };
+            let job = Job { ptr: std::ptr::null_mut(), offset, len, pieces, nt: false };
             assert_eq!(job.boundary(0), offset);
             assert_eq!(job.boundary(pieces), offset + len as u64);
             for k in 1..pieces {
