@@ -117,4 +117,61 @@ int32_t dgen4j_file_fadvise(dgen4j_file *file, uint64_t offset, uint64_t len, in
 /* Makes the written data durable (fsync). */
 int32_t dgen4j_file_sync(dgen4j_file *file);
 
+/* ---- NUMA topology, node-local memory, benchmarks ---- */
+
+/* NUMA modes of dgen4j_generator_new_numa and dgen4j_numa_plan. */
+#define DGEN4J_NUMA_AUTO 0  /* pin workers when the run spans several nodes or is bound to one */
+#define DGEN4J_NUMA_FORCE 1 /* pin workers even on a single-node machine */
+#define DGEN4J_NUMA_OFF 2   /* never pin */
+
+/* The generation kernel chosen for this CPU, e.g. "avx2 (cpu supports avx2)": the first
+ * word is scalar, avx2 or avx512 (DGEN4J_DISPATCH=scalar|avx2 lowers it). Copied like
+ * dgen4j_last_error; returns the full length. */
+size_t dgen4j_dispatch_level(char *buf, size_t cap);
+
+/* The NUMA topology read from sysfs_root (NULL = this machine's /sys), one line per node:
+ * "node ID cpus LIST distances D,D,... memory KIB" ("-" when unknown; offline CPUs are
+ * left out). Copied like dgen4j_last_error; returns the full length. */
+size_t dgen4j_numa_topology(const char *sysfs_root, char *buf, size_t cap);
+
+/* The pinning plan a generator would use: "pinned yes|no", "mode M", "threads T", then per
+ * node "group node N threads T cpus LIST" ("group node - ..." when unpinned). sysfs_root:
+ * NULL = /sys; affinity: a CPU list such as "0-3,8", NULL = this process's mask; threads
+ * 0 = the default (usable CPUs / MPI local ranks); node -1 = not bound to a node.
+ * Copies the text like dgen4j_last_error and stores its full length in *len. */
+int32_t dgen4j_numa_plan(const char *sysfs_root, const char *affinity, uint32_t threads,
+                         int32_t mode, int32_t node, char *buf, size_t cap, size_t *len);
+
+/* MPI ranks on this host: OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS or
+ * MV2_COMM_WORLD_LOCAL_SIZE (the first set to a positive integer), else 1. */
+uint32_t dgen4j_local_ranks(void);
+
+/* Default thread count: CPUs of the affinity mask / MPI local ranks, at least 1. */
+uint32_t dgen4j_default_threads(void);
+
+/* Maps size bytes, page-aligned, not touched (no resident memory until written), bound
+ * to NUMA node `node` with mbind when the machine has several nodes (node -1: no node).
+ * Fills of the buffer by a pinned generator run on that node's workers. Stores the
+ * address in *out (NULL on failure). Free it with dgen4j_numa_free. */
+int32_t dgen4j_numa_alloc(uint64_t size, int32_t node, uint8_t **out);
+
+/* Unmaps a buffer of dgen4j_numa_alloc; size as allocated. NULL is ignored. */
+int32_t dgen4j_numa_free(uint8_t *ptr, uint64_t size);
+
+/* dgen4j_generator_new with a NUMA mode (DGEN4J_NUMA_*) and a node to bind the workers
+ * to (-1 = none). Pinned generators run `threads` workers pinned to their nodes' CPUs
+ * (within the affinity mask); the calling thread then only waits. */
+int32_t dgen4j_generator_new_numa(uint64_t seed, uint64_t size, uint64_t block_size,
+                                  double dedup, double compress, uint32_t threads,
+                                  int32_t mode, int32_t node, dgen4j_generator **out);
+
+/* The pinning plan of a generator (the text of dgen4j_numa_plan), copied like
+ * dgen4j_last_error; returns the full length, 0 for NULL. */
+size_t dgen4j_generator_plan(const dgen4j_generator *gen, char *buf, size_t cap);
+
+/* Runs dgen4j_generator_fill(gen, offset, buf, len) `iterations` times and stores the
+ * elapsed nanoseconds in *nanos: the in-Rust side of the FFM overhead benchmark. */
+int32_t dgen4j_bench_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len,
+                          uint64_t iterations, uint64_t *nanos);
+
 #endif /* DGEN4J_H */

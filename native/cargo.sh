@@ -9,7 +9,7 @@ for c in "${CARGO_HOME:-$HOME/.cargo}/bin/cargo" /root/.cargo/bin/cargo /usr/loc
   [ -x "$c" ] && cargo_bin="$c"
 done
 if [ -z "$cargo_bin" ]; then
-  echo "dgen4j: cargo was not found (PATH, \$CARGO_HOME/bin, ~/.cargo/bin): install Rust 1.80 or newer (rustup or your distribution's cargo package) to build the native core." >&2
+  echo "dgen4j: cargo was not found (PATH, \$CARGO_HOME/bin, ~/.cargo/bin): install Rust 1.89 or newer (rustup or your distribution's cargo package) to build the native core." >&2
   exit 1
 fi
 cd "$here"

@@ -3,7 +3,8 @@
 //! content of a stripe, and [`fill`], which writes any byte range of the stream.
 
 use crate::error::{Error, ErrorKind};
-use crate::rng::{mix64, SplitMix64, Stripe8, STEP_BYTES};
+use crate::rng::{mix64, SplitMix64};
+use crate::simd::{self, Level, Masks};
 
 /// `"dgen4j-1"`: the tag of the seed.
 pub const T_SEED: u64 = 0x6467_656E_346A_2D31;
@@ -23,8 +24,6 @@ pub const MIN_BLOCK: u64 = 512;
 /// Largest block size (64 MiB).
 pub const MAX_BLOCK: u64 = 64 << 20;
 
-const STEPS_PER_SECTOR: usize = SECTOR / STEP_BYTES;
-
 /// A validated stream specification and every quantity derived from it.
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -41,6 +40,7 @@ pub struct Spec {
     half: u32,
     mask: u64,
     round_keys: [u64; 4],
+    masks: Box<Masks>,
 }
 
 impl Spec {
@@ -93,6 +93,7 @@ impl Spec {
             half,
             mask: (1u64 << half) - 1,
             round_keys,
+            masks: Box::new(Masks::new(random_bytes)),
         })
     }
 
@@ -190,22 +191,6 @@ impl Spec {
     fn block_key(&self, u: u64) -> u64 {
         mix64(self.key ^ mix64(u ^ T_BLOCK))
     }
-
-    /// Writes sectors `first, first + 1, ...` of the stripe with key `sk` into `out`, whose
-    /// length is a multiple of 512 with `first * 512 + out.len() <= stripe`.
-    #[inline]
-    fn stripe_sectors(&self, sk: u64, first: usize, out: &mut [u8]) {
-        debug_assert_eq!(out.len() % SECTOR, 0);
-        let r = self.random_bytes;
-        let random_steps = r.div_ceil(STEP_BYTES);
-        let mut lanes = Stripe8::new(sk);
-        lanes.skip_steps(first * STEPS_PER_SECTOR);
-        for sector in out.chunks_exact_mut(SECTOR) {
-            lanes.fill_steps(&mut sector[..random_steps * STEP_BYTES]);
-            lanes.skip_steps(STEPS_PER_SECTOR - random_steps);
-            sector[r..].fill(0);
-        }
-    }
 }
 
 /// The key `sk` of stripe `q` of the unique block with key `bk`.
@@ -214,14 +199,26 @@ fn stripe_key(bk: u64, q: u64) -> u64 {
     mix64(bk ^ mix64(q ^ T_STRIPE))
 }
 
-/// Writes the stream bytes `[offset, offset + buf.len())` into `buf`. Fails with
-/// `OutOfRange` when the range exceeds the stream. Whole stripes are generated in place;
-/// a stripe cut by either end of the range goes through a 4 KiB scratch buffer.
+/// Writes the stream bytes `[offset, offset + buf.len())` into `buf` with this process's
+/// kernel ([`simd::Dispatch`]) and ordinary stores. Fails with `OutOfRange` when the range
+/// exceeds the stream.
 pub fn fill(spec: &Spec, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+    fill_with(spec, offset, buf, simd::Dispatch::get().level, false)
+}
+
+/// Writes the stream bytes `[offset, offset + buf.len())` into `buf` with the kernel of
+/// `level` (which the CPU must support; an unsupported one falls back to scalar), and
+/// non-temporal stores when `nt` (followed by a store fence). Whole stripes are generated
+/// in place; a stripe cut by either end of the range goes through a 4 KiB scratch buffer.
+pub fn fill_with(spec: &Spec, offset: u64, buf: &mut [u8], level: Level, nt: bool) -> Result<(), Error> {
     spec.check_range(offset, buf.len() as u64)?;
+    let level = if level.supported() { level } else { Level::Scalar };
     let block = spec.block;
     let stripe = spec.stripe;
-    let mut scratch = [0u8; MAX_STRIPE];
+    let masks: &Masks = &spec.masks;
+    #[repr(C, align(64))]
+    struct Scratch([u8; MAX_STRIPE]);
+    let mut scratch = Scratch([0u8; MAX_STRIPE]);
     let mut cached: Option<(u64, u64)> = None; // (block index, block key)
     let mut pos = offset;
     let mut out = buf;
@@ -242,15 +239,21 @@ pub fn fill(spec: &Spec, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         let (dst, rest) = std::mem::take(&mut out).split_at_mut(n);
         let sk = stripe_key(bk, q);
         if n == stripe {
-            spec.stripe_sectors(sk, 0, dst);
+            // SAFETY: `dst` is an exclusive slice of exactly `stripe` bytes (a multiple of
+            // 512), and `level` is supported (checked above).
+            unsafe { simd::fill_stripe(level, sk, dst.as_mut_ptr(), stripe, masks, nt) };
         } else {
-            let first = in_stripe / SECTOR;
-            let end = (in_stripe + n).div_ceil(SECTOR);
-            spec.stripe_sectors(sk, first, &mut scratch[first * SECTOR..end * SECTOR]);
-            dst.copy_from_slice(&scratch[in_stripe..in_stripe + n]);
+            // Only the sectors up to the end of the range are needed.
+            let end = (in_stripe + n).div_ceil(SECTOR) * SECTOR;
+            // SAFETY: `scratch` holds MAX_STRIPE >= end bytes; `end` is a multiple of 512.
+            unsafe { simd::fill_stripe(level, sk, scratch.0.as_mut_ptr(), end, masks, false) };
+            dst.copy_from_slice(&scratch.0[in_stripe..in_stripe + n]);
         }
         out = rest;
         pos += n as u64;
+    }
+    if nt {
+        simd::store_fence();
     }
     Ok(())
 }

@@ -13,8 +13,10 @@ pub mod cpu;
 pub mod direct_io;
 pub mod error;
 pub mod layout;
+pub mod numa;
 pub mod pool;
 pub mod rng;
+pub mod simd;
 
 use std::cell::RefCell;
 use std::ffi::c_char;
@@ -408,5 +410,270 @@ pub unsafe extern "C" fn dgen4j_file_sync(file: *mut dgen4j_file) -> i32 {
     guarded(|| {
         // SAFETY: forwarded from this function's contract.
         unsafe { file_ref(file) }?.sync()
+    })
+}
+
+// ---- NUMA topology, node-local memory, benchmarks ----
+
+/// `DGEN4J_NUMA_AUTO`: pin workers only when the run spans several nodes or is bound to one.
+pub const DGEN4J_NUMA_AUTO: i32 = 0;
+/// `DGEN4J_NUMA_FORCE`: pin workers even on a single-node machine.
+pub const DGEN4J_NUMA_FORCE: i32 = 1;
+/// `DGEN4J_NUMA_OFF`: never pin.
+pub const DGEN4J_NUMA_OFF: i32 = 2;
+
+/// Reads a NUL-terminated UTF-8 string argument; `None` for NULL.
+///
+/// # Safety
+/// `s` must be NULL or a valid NUL-terminated string.
+unsafe fn str_arg<'a>(s: *const c_char, name: &str) -> Result<Option<&'a str>, Error> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-null and NUL-terminated by the caller's contract.
+    let c = unsafe { std::ffi::CStr::from_ptr(s) };
+    c.to_str().map(Some).map_err(|_| Error::invalid(format!("{name} is not valid UTF-8")))
+}
+
+fn node_arg(node: i32) -> Result<Option<usize>, Error> {
+    match node {
+        -1 => Ok(None),
+        n if n >= 0 => Ok(Some(n as usize)),
+        n => Err(Error::invalid(format!("node {n} is invalid (-1 = none, else a node id)"))),
+    }
+}
+
+fn mode_arg(mode: i32) -> Result<numa::Mode, Error> {
+    numa::Mode::from_code(mode)
+        .ok_or_else(|| Error::invalid(format!("NUMA mode {mode} is not DGEN4J_NUMA_AUTO, _FORCE or _OFF")))
+}
+
+/// Copies the kernel dispatch decision, e.g. `avx2 (cpu supports avx2)`; returns its length.
+///
+/// # Safety
+/// `buf` must be NULL or valid for writes of `cap` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_dispatch_level(buf: *mut c_char, cap: usize) -> usize {
+    guarded_value(0, || {
+        let d = simd::Dispatch::get().describe();
+        // SAFETY: forwarded from this function's contract on `buf` and `cap`.
+        unsafe { copy_out(&d, buf, cap) }
+    })
+}
+
+/// Copies the NUMA topology under `sysfs_root` (NULL = this machine's `/sys`), one line
+/// per node; returns its length.
+///
+/// # Safety
+/// `sysfs_root` must be NULL or a NUL-terminated string; `buf` NULL or valid for `cap` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_numa_topology(sysfs_root: *const c_char, buf: *mut c_char, cap: usize) -> usize {
+    guarded_value(0, || {
+        // SAFETY: forwarded from this function's contract.
+        let text = match unsafe { str_arg(sysfs_root, "sysfs_root") } {
+            Ok(Some(root)) => numa::Topology::read(std::path::Path::new(root), cpu::affinity_cpus()).describe(),
+            Ok(None) => numa::Topology::current().describe(),
+            Err(e) => {
+                set_last_error(e.message());
+                return 0;
+            }
+        };
+        // SAFETY: forwarded from this function's contract on `buf` and `cap`.
+        unsafe { copy_out(&text, buf, cap) }
+    })
+}
+
+/// Computes the pinning plan of a pool and copies its text into `buf`; stores the full
+/// length in `*len` (when not NULL).
+///
+/// # Safety
+/// The strings must be NULL or NUL-terminated; `buf` NULL or valid for `cap` bytes; `len`
+/// NULL or valid for one write.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn dgen4j_numa_plan(
+    sysfs_root: *const c_char,
+    affinity: *const c_char,
+    threads: u32,
+    mode: i32,
+    node: i32,
+    buf: *mut c_char,
+    cap: usize,
+    len: *mut usize,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: forwarded from this function's contract.
+        let root = unsafe { str_arg(sysfs_root, "sysfs_root") }?;
+        // SAFETY: forwarded from this function's contract.
+        let affinity = match unsafe { str_arg(affinity, "affinity") }? {
+            Some(list) => numa::parse_list(list)
+                .filter(|l| !l.is_empty())
+                .ok_or_else(|| Error::invalid(format!("affinity '{list}' is not a CPU list such as 0-3,8")))?,
+            None => numa::affinity_list(),
+        };
+        let owned;
+        let topo = match root {
+            Some(r) => {
+                owned = numa::Topology::read(std::path::Path::new(r), affinity.len());
+                &owned
+            }
+            None => numa::Topology::current(),
+        };
+        let plan = numa::plan(
+            topo,
+            &affinity,
+            threads as usize,
+            mode_arg(mode)?,
+            node_arg(node)?,
+            numa::local_ranks(),
+            pool::MAX_THREADS,
+        )?;
+        let text = plan.describe();
+        // SAFETY: forwarded from this function's contract on `buf`, `cap` and `len`.
+        unsafe {
+            let n = copy_out(&text, buf, cap);
+            if !len.is_null() {
+                len.write(n);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Number of MPI ranks on this host (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS`,
+/// `MV2_COMM_WORLD_LOCAL_SIZE`; 1 when none is set).
+#[no_mangle]
+pub extern "C" fn dgen4j_local_ranks() -> u32 {
+    guarded_value(1, || numa::local_ranks().min(u32::MAX as usize) as u32)
+}
+
+/// The default thread count: affinity CPUs / local ranks, at least 1.
+#[no_mangle]
+pub extern "C" fn dgen4j_default_threads() -> u32 {
+    guarded_value(1, || numa::process_default_threads().min(u32::MAX as usize) as u32)
+}
+
+/// Maps `size` bytes, page-aligned and untouched, bound to `node` (-1 = none) when the
+/// machine has several nodes; stores the address in `*out` (NULL on failure).
+///
+/// # Safety
+/// `out` must be NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_numa_alloc(size: u64, node: i32, out: *mut *mut u8) -> i32 {
+    guarded(|| {
+        if out.is_null() {
+            return Err(Error::invalid("out is NULL"));
+        }
+        // SAFETY: non-null and valid for a pointer write by the contract.
+        unsafe { out.write(std::ptr::null_mut()) };
+        let size = usize::try_from(size).map_err(|_| Error::invalid(format!("size {size} is too large")))?;
+        let p = numa::alloc(size, node_arg(node)?)?;
+        // SAFETY: as above.
+        unsafe { out.write(p) };
+        Ok(())
+    })
+}
+
+/// Unmaps a buffer of `dgen4j_numa_alloc` (`size` as allocated). NULL is ignored.
+///
+/// # Safety
+/// `ptr` must not be used after this call.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_numa_free(ptr: *mut u8, size: u64) -> i32 {
+    guarded(|| {
+        if ptr.is_null() {
+            return Ok(());
+        }
+        numa::free(ptr, usize::try_from(size).unwrap_or(usize::MAX))
+    })
+}
+
+/// Like `dgen4j_generator_new`, with a NUMA mode (`DGEN4J_NUMA_*`) and a node to bind
+/// the workers to (-1 = none).
+///
+/// # Safety
+/// `out` must be NULL or valid for a write of one pointer.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn dgen4j_generator_new_numa(
+    seed: u64,
+    size: u64,
+    block_size: u64,
+    dedup: f64,
+    compress: f64,
+    threads: u32,
+    mode: i32,
+    node: i32,
+    out: *mut *mut dgen4j_generator,
+) -> i32 {
+    guarded(|| {
+        if out.is_null() {
+            return Err(Error::invalid("out is NULL"));
+        }
+        // SAFETY: `out` is non-null and, by the contract, valid for a pointer write.
+        unsafe { out.write(std::ptr::null_mut()) };
+        let spec = Spec::new(seed, size, block_size, dedup, compress)?;
+        let pool = Pool::with_numa(spec, threads as usize, mode_arg(mode)?, node_arg(node)?)?;
+        // SAFETY: as above; ownership of the box passes to the caller until generator_free.
+        unsafe { out.write(Box::into_raw(Box::new(pool))) };
+        Ok(())
+    })
+}
+
+/// Copies the pinning plan of a generator (the text of `dgen4j_numa_plan`); returns its
+/// length, 0 for NULL.
+///
+/// # Safety
+/// `gen` must be NULL or a live generator; `buf` NULL or valid for `cap` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_plan(gen: *const dgen4j_generator, buf: *mut c_char, cap: usize) -> usize {
+    guarded_value(0, || {
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+        match unsafe { gen.as_ref() } {
+            // SAFETY: forwarded from this function's contract on `buf` and `cap`.
+            Some(g) => unsafe { copy_out(&g.plan().describe(), buf, cap) },
+            None => 0,
+        }
+    })
+}
+
+/// Fills `[offset, offset + len)` into `buf` `iterations` times and stores the elapsed
+/// nanoseconds in `*nanos`: the in-Rust reference of the FFM call overhead benchmark.
+///
+/// # Safety
+/// As `dgen4j_generator_fill`; `nanos` must be valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_bench_fill(
+    gen: *mut dgen4j_generator,
+    offset: u64,
+    buf: *mut u8,
+    len: u64,
+    iterations: u64,
+    nanos: *mut u64,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
+            return Err(Error::invalid("gen is NULL"));
+        };
+        if nanos.is_null() {
+            return Err(Error::invalid("nanos is NULL"));
+        }
+        gen.spec().check_range(offset, len)?;
+        let len = usize::try_from(len).map_err(|_| Error::invalid("len does not fit in the address space"))?;
+        if buf.is_null() && len > 0 {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        }
+        // SAFETY: `buf` is non-null (or len is 0) and valid and exclusive for `len` bytes.
+        let bytes: &mut [u8] = if len == 0 { &mut [] } else { unsafe { std::slice::from_raw_parts_mut(buf, len) } };
+        let start = std::time::Instant::now();
+        for _ in 0..iterations {
+            gen.fill(offset, bytes)?;
+            std::hint::black_box(&mut *bytes);
+        }
+        let ns = start.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+        // SAFETY: non-null and valid for one write by the contract.
+        unsafe { nanos.write(ns) };
+        Ok(())
     })
 }

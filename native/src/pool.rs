@@ -1,18 +1,30 @@
 //! The persistent worker pool of a generator.
 //!
-//! A [`Pool`] owns the validated [`Spec`] and `threads - 1` worker threads, created once
-//! and reused by every fill; the calling thread is the remaining participant. A fill cuts
-//! its range into at most `threads` contiguous pieces at 64 KiB-aligned absolute stream
-//! offsets, publishes them, fills pieces itself, and blocks until every piece is done.
-//! Fills of less than 256 KiB, and every fill of a pool without workers, run inline on the
-//! calling thread. Fills from several threads at once are serialised by a mutex.
+//! A [`Pool`] owns the validated [`Spec`] and its worker threads, created once and reused
+//! by every fill, placed by a NUMA [`Plan`]:
+//!
+//! - unpinned (one node, or mode `off`): `threads - 1` workers, the calling thread being
+//!   the remaining participant;
+//! - pinned (several nodes, a run bound to a node, or mode `force`): `threads` workers,
+//!   each pinned with `sched_setaffinity` to the CPUs of its node within the process's
+//!   affinity mask; the calling thread only waits. A fill of a node-local buffer
+//!   ([`numa::alloc`]) runs on the workers of the node that owns the buffer, so that
+//!   every page is first touched (and filled) by a CPU of its own node.
+//!
+//! A fill cuts its range into at most one piece per participant at 64 KiB-aligned
+//! absolute stream offsets, publishes them and blocks until every piece is done. Fills of
+//! less than 256 KiB, and every fill of an unpinned pool without workers, run inline on
+//! the calling thread. Fills from several threads at once are serialised by a mutex.
 
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 
 use crate::error::{Error, ErrorKind};
 use crate::layout::{self, Spec};
+use crate::numa::{self, Mode, Plan};
+use crate::simd;
 
 /// Most threads a pool may have.
 pub const MAX_THREADS: usize = 4096;
@@ -28,6 +40,9 @@ pub struct Pool {
     spec: Arc<Spec>,
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
+    /// The node each worker is pinned to (`None`: unpinned).
+    worker_nodes: Vec<Option<usize>>,
+    plan: Plan,
     /// Serialises parallel fills: one job at a time is published to the workers.
     fill_lock: Mutex<()>,
 }
@@ -61,6 +76,10 @@ struct Job {
     offset: u64,
     len: usize,
     pieces: usize,
+    /// Only workers of this node take pieces (`None`: every participant).
+    node: Option<usize>,
+    /// Non-temporal stores (the whole fill is large).
+    nt: bool,
 }
 
 // SAFETY: a Job is a borrowed `&mut [u8]` with its lifetime erased. It is only
@@ -109,13 +128,40 @@ fn wait<'a, T>(cv: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
 }
 
 impl Pool {
-    /// A pool for `spec` with `threads` participants (0 = the CPUs of the affinity mask,
-    /// at most [`MAX_THREADS`]); `threads - 1` workers are started now.
+    /// A pool for `spec` with `threads` threads (0 = the default: the CPUs of the affinity
+    /// mask divided by the MPI ranks on this host, at most [`MAX_THREADS`]) in NUMA mode
+    /// `auto`, not bound to a node.
     pub fn new(spec: Spec, threads: usize) -> Result<Pool, Error> {
-        if threads > MAX_THREADS {
-            return Err(Error::invalid(format!("threads {threads} exceeds the maximum {MAX_THREADS}")));
+        Pool::with_numa(spec, threads, Mode::Auto, None)
+    }
+
+    /// A pool placed on this machine's NUMA nodes by `mode`, optionally bound to `node`
+    /// (see [`numa::plan`]).
+    pub fn with_numa(spec: Spec, threads: usize, mode: Mode, node: Option<usize>) -> Result<Pool, Error> {
+        let plan = numa::plan(
+            numa::Topology::current(),
+            &numa::affinity_list(),
+            threads,
+            mode,
+            node,
+            numa::local_ranks(),
+            MAX_THREADS,
+        )?;
+        Pool::with_plan(spec, plan)
+    }
+
+    /// A pool following `plan`: pinned workers per group, or `threads - 1` unpinned
+    /// workers. Fails when a thread cannot start or cannot be pinned.
+    pub fn with_plan(spec: Spec, plan: Plan) -> Result<Pool, Error> {
+        let threads = plan.threads();
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(Error::invalid(format!("threads {threads} is not in [1, {MAX_THREADS}]")));
         }
-        let threads = if threads == 0 { crate::cpu::affinity_cpus().min(MAX_THREADS) } else { threads };
+        let slots: Vec<(Option<usize>, Vec<usize>)> = if plan.pinned {
+            plan.groups.iter().flat_map(|g| std::iter::repeat_n((g.node, g.cpus.clone()), g.threads)).collect()
+        } else {
+            vec![(None, Vec::new()); threads - 1]
+        };
         let mut pool = Pool {
             spec: Arc::new(spec),
             shared: Arc::new(Shared {
@@ -123,21 +169,49 @@ impl Pool {
                 work: Condvar::new(),
                 done: Condvar::new(),
             }),
-            workers: Vec::with_capacity(threads - 1),
+            workers: Vec::with_capacity(slots.len()),
+            worker_nodes: slots.iter().map(|(n, _)| *n).collect(),
+            plan,
             fill_lock: Mutex::new(()),
         };
-        for k in 1..threads {
-            let (shared, spec) = (Arc::clone(&pool.shared), Arc::clone(&pool.spec));
+        let (tx, rx) = mpsc::channel::<Result<(), Error>>();
+        let total = slots.len();
+        for (k, (node, cpus)) in slots.into_iter().enumerate() {
+            let (shared, spec, tx) = (Arc::clone(&pool.shared), Arc::clone(&pool.spec), tx.clone());
+            let name = match node {
+                Some(n) => format!("dgen4j-n{n}-{}", k + 1),
+                None => format!("dgen4j-{}", k + 1),
+            };
             let worker = thread::Builder::new()
-                .name(format!("dgen4j-{k}"))
+                .name(name)
                 .stack_size(WORKER_STACK)
-                .spawn(move || worker_main(&shared, &spec))
+                .spawn(move || {
+                    let pinned = if cpus.is_empty() { Ok(()) } else { numa::pin_current_thread(&cpus) };
+                    let ok = pinned.is_ok();
+                    let _ = tx.send(pinned);
+                    if ok {
+                        worker_main(&shared, &spec, node);
+                    }
+                })
                 .map_err(|e| {
-                    Error::new(ErrorKind::Resource, format!("cannot start worker thread {k} of {threads}: {e}"))
+                    Error::new(ErrorKind::Resource, format!("cannot start worker thread {} of {total}: {e}", k + 1))
                 })?; // on failure, dropping `pool` stops the workers started so far
             pool.workers.push(worker);
         }
+        drop(tx);
+        for _ in 0..total {
+            match rx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(Error::new(ErrorKind::Resource, "a worker thread exited while starting")),
+            }
+        }
         Ok(pool)
+    }
+
+    /// The placement of the pool's threads.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     /// The stream spec.
@@ -145,9 +219,10 @@ impl Pool {
         &self.spec
     }
 
-    /// Number of threads that fills use: the workers plus the calling thread.
+    /// Number of threads that fills use: the workers, plus the calling thread when the
+    /// pool is not pinned.
     pub fn threads(&self) -> usize {
-        self.workers.len() + 1
+        self.workers.len() + usize::from(!self.plan.pinned)
     }
 
     /// Writes stream bytes `[offset, offset + buf.len())` into `buf`, in parallel when the
@@ -155,11 +230,23 @@ impl Pool {
     /// piece is reported as an error of kind `Panic`; the pool stays usable.
     pub fn fill(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         self.spec.check_range(offset, buf.len() as u64)?;
+        let nt = buf.len() as u64 >= simd::nt_threshold();
+        let pinned = self.plan.pinned;
         if self.workers.is_empty() || buf.len() < MIN_PARALLEL_FILL {
-            return fill_piece(&self.spec, offset, buf);
+            return fill_piece(&self.spec, offset, buf, nt);
         }
-        let pieces = (buf.len() as u64).div_ceil(PIECE_ALIGN).min(self.threads() as u64) as usize;
-        let job = Job { ptr: buf.as_mut_ptr(), offset, len: buf.len(), pieces };
+        // A node-local buffer is filled by the workers of its node.
+        let node = if pinned {
+            numa::node_of(buf.as_ptr(), buf.len()).filter(|n| self.worker_nodes.contains(&Some(*n)))
+        } else {
+            None
+        };
+        let participants = match node {
+            Some(n) => self.worker_nodes.iter().filter(|w| **w == Some(n)).count(),
+            None => self.threads(),
+        };
+        let pieces = (buf.len() as u64).div_ceil(PIECE_ALIGN).min(participants as u64) as usize;
+        let job = Job { ptr: buf.as_mut_ptr(), offset, len: buf.len(), pieces, node, nt };
         let _serial = lock(&self.fill_lock);
         {
             let mut st = lock(&self.shared.state);
@@ -171,7 +258,15 @@ impl Pool {
         }
         let guard = JobGuard { shared: &self.shared };
         self.shared.work.notify_all();
-        drop(run_pieces(&self.shared, &self.spec, lock(&self.shared.state)));
+        if pinned {
+            // The workers take every piece; wait for them.
+            let mut st = lock(&self.shared.state);
+            while st.outstanding > 0 {
+                st = wait(&self.shared.done, st);
+            }
+        } else {
+            drop(run_pieces(&self.shared, &self.spec, lock(&self.shared.state), None));
+        }
         drop(guard); // waits for the pieces claimed by workers
         match lock(&self.shared.state).error.take() {
             Some(e) => Err(e),
@@ -211,7 +306,7 @@ impl Drop for Pool {
     }
 }
 
-fn worker_main(shared: &Shared, spec: &Spec) {
+fn worker_main(shared: &Shared, spec: &Spec, node: Option<usize>) {
     let mut seen = 0u64;
     let mut st = lock(&shared.state);
     loop {
@@ -220,7 +315,7 @@ fn worker_main(shared: &Shared, spec: &Spec) {
         }
         if st.generation != seen {
             seen = st.generation;
-            st = run_pieces(shared, spec, st);
+            st = run_pieces(shared, spec, st, node);
         } else {
             st = wait(&shared.work, st);
         }
@@ -228,10 +323,16 @@ fn worker_main(shared: &Shared, spec: &Spec) {
 }
 
 /// Claims and fills pieces of the current job until none is left; returns with the lock.
-fn run_pieces<'a>(shared: &'a Shared, spec: &Spec, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+/// A thread of node `me` takes no piece of a job for another node.
+fn run_pieces<'a>(
+    shared: &'a Shared,
+    spec: &Spec,
+    mut st: MutexGuard<'a, State>,
+    me: Option<usize>,
+) -> MutexGuard<'a, State> {
     loop {
         let Some(job) = st.job else { return st };
-        if st.next >= job.pieces {
+        if st.next >= job.pieces || (job.node.is_some() && job.node != me) {
             return st;
         }
         let k = st.next;
@@ -240,7 +341,7 @@ fn run_pieces<'a>(shared: &'a Shared, spec: &Spec, mut st: MutexGuard<'a, State>
         // SAFETY: piece `k` was claimed just above under the lock, by this thread only,
         // and the job is current, so its `Pool::fill` waits in `JobGuard` for us.
         let (offset, bytes) = unsafe { job.piece(k) };
-        let result = panic::catch_unwind(AssertUnwindSafe(|| fill_piece(spec, offset, bytes)))
+        let result = panic::catch_unwind(AssertUnwindSafe(|| fill_piece(spec, offset, bytes, job.nt)))
             .unwrap_or_else(|payload| Err(Error::from_panic("fill worker", payload.as_ref())));
         st = lock(&shared.state);
         if let Err(e) = result {
@@ -257,12 +358,23 @@ fn run_pieces<'a>(shared: &'a Shared, spec: &Spec, mut st: MutexGuard<'a, State>
 #[cfg(test)]
 const PANIC_SEED: u64 = 0x0BAD_5EED;
 
-fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+/// Seed whose pieces are recorded with the name of the thread that filled them (tests only).
+#[cfg(test)]
+const TRACE_SEED: u64 = 0x7124_CE;
+
+#[cfg(test)]
+static TRACE: Mutex<Vec<(u64, String)>> = Mutex::new(Vec::new());
+
+fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8], nt: bool) -> Result<(), Error> {
     #[cfg(test)]
     if spec.seed() == PANIC_SEED && offset == 1 << 20 {
         panic!("test panic at offset {offset}");
     }
-    layout::fill(spec, offset, buf)
+    #[cfg(test)]
+    if spec.seed() == TRACE_SEED {
+        lock(&TRACE).push((offset, thread::current().name().unwrap_or("?").to_string()));
+    }
+    layout::fill_with(spec, offset, buf, simd::Dispatch::get().level, nt)
 }
 
 #[cfg(test)]
@@ -278,7 +390,7 @@ mod tests {
     #[test]
     fn boundaries_are_aligned_and_cover_the_range() {
         for (offset, len, pieces) in [(0u64, 1usize << 20, 4usize), (12345, 3 << 20, 3), (65535, 300_000, 5)] {
-            let job = Job { ptr: std::ptr::null_mut(), offset, len, pieces };
+            let job = Job { ptr: std::ptr::null_mut(), offset, len, pieces, node: None, nt: false };
             assert_eq!(job.boundary(0), offset);
             assert_eq!(job.boundary(pieces), offset + len as u64);
             for k in 1..pieces {
@@ -294,7 +406,7 @@ mod tests {
         let spec = Spec::new(3, 1 << 20, 4096, 1.0, 1.0).unwrap();
         assert_eq!(Pool::new(spec.clone(), 1).unwrap().threads(), 1);
         assert_eq!(Pool::new(spec.clone(), 3).unwrap().threads(), 3);
-        assert_eq!(Pool::new(spec.clone(), 0).unwrap().threads(), crate::cpu::affinity_cpus());
+        assert_eq!(Pool::new(spec.clone(), 0).unwrap().threads(), numa::process_default_threads());
         let e = Pool::new(spec, MAX_THREADS + 1).err().unwrap();
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);
         assert_eq!(e.message(), "threads 4097 exceeds the maximum 4096");
@@ -361,6 +473,62 @@ mod tests {
             let mut got = vec![0u8; 2 << 20];
             pool.fill(2 << 20, &mut got).unwrap();
             assert!(got == want);
+        }
+    }
+
+    #[test]
+    fn pinned_pools_fill_on_their_workers() {
+        let spec = Spec::new(9, 5 << 20, 4096, 2.0, 3.0).unwrap();
+        let want = reference(&spec, 0, 5 << 20);
+        let pool = Pool::with_numa(spec, 2, Mode::Force, None).unwrap();
+        assert!(pool.plan().pinned);
+        assert_eq!(pool.threads(), 2);
+        let mut got = vec![0u8; 5 << 20];
+        pool.fill(0, &mut got).unwrap();
+        assert!(got == want);
+        // A node-local buffer of this machine's first node.
+        let node = numa::Topology::current().nodes[0].id;
+        let p = numa::alloc(5 << 20, Some(node)).unwrap();
+        // SAFETY: the buffer holds 5 MiB and nothing else uses it.
+        let buf = unsafe { std::slice::from_raw_parts_mut(p, 5 << 20) };
+        pool.fill(0, buf).unwrap();
+        assert!(buf[..] == want[..]);
+        numa::free(p, 5 << 20).unwrap();
+        let e = Pool::with_numa(Spec::new(9, 1, 4096, 1.0, 1.0).unwrap(), 1, Mode::Auto, Some(999)).err().unwrap();
+        assert!(e.message().starts_with("NUMA node 999 does not exist"), "{}", e.message());
+    }
+
+    #[test]
+    fn a_node_local_buffer_is_filled_by_its_nodes_workers() {
+        // Two made-up nodes over this process's CPUs: node 0 and node 1 get two workers each.
+        let cpus = numa::affinity_list();
+        let plan = Plan {
+            pinned: true,
+            groups: vec![
+                numa::Group { node: Some(0), cpus: cpus.clone(), threads: 2 },
+                numa::Group { node: Some(1), cpus: cpus.clone(), threads: 2 },
+            ],
+            mode: Mode::Force,
+            node: None,
+        };
+        let spec = Spec::new(TRACE_SEED, 4 << 20, 4096, 1.0, 1.0).unwrap();
+        let want = reference(&spec, 0, 4 << 20);
+        let pool = Pool::with_plan(spec, plan).unwrap();
+        assert_eq!(pool.threads(), 4);
+        let two = numa::Topology::read(&numa::fixture_root("two-nodes"), 1);
+        for node in [1usize, 0] {
+            let p = numa::alloc_with(&two, 4 << 20, Some(node), false).unwrap();
+            // SAFETY: the buffer holds 4 MiB and nothing else uses it.
+            let buf = unsafe { std::slice::from_raw_parts_mut(p, 4 << 20) };
+            lock(&TRACE).clear();
+            pool.fill(0, buf).unwrap();
+            let trace = std::mem::take(&mut *lock(&TRACE));
+            assert!(buf[..] == want[..]);
+            numa::free(p, 4 << 20).unwrap();
+            assert_eq!(trace.len(), 2, "{trace:?}");
+            for (_, name) in &trace {
+                assert!(name.starts_with(&format!("dgen4j-n{node}-")), "node {node}: {trace:?}");
+            }
         }
     }
 }

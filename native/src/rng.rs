@@ -95,6 +95,12 @@ impl Stripe8 {
         st
     }
 
+    /// The state as four arrays: `words()[w][l]` is word `w` of lane `l`.
+    #[inline(always)]
+    pub fn words(&self) -> [[u64; LANES]; 4] {
+        [self.s0, self.s1, self.s2, self.s3]
+    }
+
     /// Advances every lane once and returns the eight outputs, lane 0 first.
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // one index over the five lane arrays vectorises best

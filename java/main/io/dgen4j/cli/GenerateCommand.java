@@ -2,6 +2,9 @@ package io.dgen4j.cli;
 
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
+import io.dgen4j.gen.NativeGenerator;
+import io.dgen4j.gen.NodeBuffers;
+import io.dgen4j.gen.Numa;
 import io.dgen4j.gen.StreamCursor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -65,6 +68,14 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
+    @Option(names = "--numa-node", paramLabel = "N",
+            description = "Bind the run to NUMA node N: workers pinned to its CPUs, buffers allocated on it.")
+    Integer numaNode;
+
+    @Option(names = "--numa-mode", defaultValue = "auto",
+            description = "Worker pinning: auto (default; pin with several nodes or --numa-node), force, off.")
+    Numa.Mode numaMode;
+
     @Override
     public Integer call() throws IOException {
         if (blockSize > Integer.MAX_VALUE) {
@@ -86,12 +97,19 @@ final class GenerateCommand implements Callable<Integer> {
 
         long fillNanos = 0;
         long start = System.nanoTime();
-        try (Generator gen = Generator.open(spec, choice.kind, threads);
+        if (numaNode != null && numaNode < 0) {
+            throw new IllegalArgumentException("--numa-node must be a node id >= 0, got " + numaNode);
+        }
+        int node = numaNode == null ? -1 : numaNode;
+        try (Generator gen = Generator.open(spec, choice.kind, threads, numaMode, node);
              Arena arena = Arena.ofConfined();
              WritableByteChannel ch = openOutput(toStdout);
              Progress progress = new Progress(System.err,
                      "generate", size, !json && !toStdout)) {
-            MemorySegment buf = arena.allocate(Math.max(1, Math.min(chunk, Math.max(size, 1))), 4096);
+            // Untouched until filled; on the node of the run when it is bound to one.
+            MemorySegment buf = NodeBuffers.allocate(arena, Math.max(1, Math.min(chunk, Math.max(size, 1))),
+                    gen instanceof NativeGenerator ? node : -1);
+            Numa.Plan plan = gen instanceof NativeGenerator ng ? ng.plan() : null;
             StreamCursor cursor = gen.cursor();
             while (cursor.hasRemaining()) {
                 long t0 = System.nanoTime();
@@ -117,6 +135,8 @@ final class GenerateCommand implements Callable<Integer> {
             r.put("distinctBlocks", spec.distinctBlocks());
             r.put("generator", gen.implementation());
             r.put("threads", gen.threads());
+            r.put("numaNode", numaNode);
+            r.put("pinned", plan != null && plan.pinned());
             r.put("out", out == null ? null : out);
             r.put("fillSeconds", round(fill));
             r.put("fillGBps", round(fill > 0 ? size / fill / 1e9 : 0));
@@ -127,6 +147,15 @@ final class GenerateCommand implements Callable<Integer> {
             } else {
                 report.printf(Locale.ROOT, "generated %s (%d bytes) with the %s generator, %d thread(s)%n",
                         ByteSize.format(size), size, gen.implementation(), gen.threads());
+                if (plan != null && plan.pinned()) {
+                    StringBuilder where = new StringBuilder();
+                    for (Numa.Group g : plan.groups()) {
+                        where.append(where.isEmpty() ? "" : ", ").append(g.threads()).append(" on node ")
+                                .append(g.node().orElse(-1)).append(" cpus ").append(g.cpus());
+                    }
+                    report.printf(Locale.ROOT, "  workers pinned: %s%s%n", where,
+                            numaNode == null ? "" : " (buffer on node " + numaNode + ")");
+                }
                 report.printf(Locale.ROOT, "  seed %s%s  (reproduce with --seed %s)%n", spec.seedString(),
                         spec.seedIsRandom() ? " (random)" : "", spec.seedString());
                 report.printf(Locale.ROOT, "  dedup %s (%d distinct of %d blocks of %d B), compress %s%n",

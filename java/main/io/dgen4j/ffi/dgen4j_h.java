@@ -1214,4 +1214,637 @@ public class dgen4j_h {
            throw new AssertionError("should not reach here", ex$);
         }
     }
+
+    // ---- NUMA topology, node-local memory, benchmarks ----
+    private static final int DGEN4J_NUMA_AUTO = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_NUMA_AUTO 0
+     * }
+     */
+    public static int DGEN4J_NUMA_AUTO() {
+        return DGEN4J_NUMA_AUTO;
+    }
+    private static final int DGEN4J_NUMA_FORCE = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_NUMA_FORCE 1
+     * }
+     */
+    public static int DGEN4J_NUMA_FORCE() {
+        return DGEN4J_NUMA_FORCE;
+    }
+    private static final int DGEN4J_NUMA_OFF = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_NUMA_OFF 2
+     * }
+     */
+    public static int DGEN4J_NUMA_OFF() {
+        return DGEN4J_NUMA_OFF;
+    }
+
+    private static class dgen4j_dispatch_level {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_dispatch_level");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * size_t dgen4j_dispatch_level(char *buf, size_t cap)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_dispatch_level$descriptor() {
+        return dgen4j_dispatch_level.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * size_t dgen4j_dispatch_level(char *buf, size_t cap)
+     * }
+     */
+    public static MethodHandle dgen4j_dispatch_level$handle() {
+        return dgen4j_dispatch_level.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * size_t dgen4j_dispatch_level(char *buf, size_t cap)
+     * }
+     */
+    public static MemorySegment dgen4j_dispatch_level$address() {
+        return dgen4j_dispatch_level.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * size_t dgen4j_dispatch_level(char *buf, size_t cap)
+     * }
+     */
+    public static long dgen4j_dispatch_level(MemorySegment buf, long cap) {
+        var mh$ = dgen4j_dispatch_level.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_dispatch_level", buf, cap);
+            }
+            return (long)mh$.invokeExact(buf, cap);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_numa_topology {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_numa_topology");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * size_t dgen4j_numa_topology(const char *sysfs_root, char *buf, size_t cap)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_numa_topology$descriptor() {
+        return dgen4j_numa_topology.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * size_t dgen4j_numa_topology(const char *sysfs_root, char *buf, size_t cap)
+     * }
+     */
+    public static MethodHandle dgen4j_numa_topology$handle() {
+        return dgen4j_numa_topology.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * size_t dgen4j_numa_topology(const char *sysfs_root, char *buf, size_t cap)
+     * }
+     */
+    public static MemorySegment dgen4j_numa_topology$address() {
+        return dgen4j_numa_topology.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * size_t dgen4j_numa_topology(const char *sysfs_root, char *buf, size_t cap)
+     * }
+     */
+    public static long dgen4j_numa_topology(MemorySegment sysfs_root, MemorySegment buf, long cap) {
+        var mh$ = dgen4j_numa_topology.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_numa_topology", sysfs_root, buf, cap);
+            }
+            return (long)mh$.invokeExact(sysfs_root, buf, cap);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_numa_plan {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_numa_plan");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_plan(const char *sysfs_root, const char *affinity, uint32_t threads, int32_t mode, int32_t node, char *buf, size_t cap, size_t *len)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_numa_plan$descriptor() {
+        return dgen4j_numa_plan.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_plan(const char *sysfs_root, const char *affinity, uint32_t threads, int32_t mode, int32_t node, char *buf, size_t cap, size_t *len)
+     * }
+     */
+    public static MethodHandle dgen4j_numa_plan$handle() {
+        return dgen4j_numa_plan.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_plan(const char *sysfs_root, const char *affinity, uint32_t threads, int32_t mode, int32_t node, char *buf, size_t cap, size_t *len)
+     * }
+     */
+    public static MemorySegment dgen4j_numa_plan$address() {
+        return dgen4j_numa_plan.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_plan(const char *sysfs_root, const char *affinity, uint32_t threads, int32_t mode, int32_t node, char *buf, size_t cap, size_t *len)
+     * }
+     */
+    public static int dgen4j_numa_plan(MemorySegment sysfs_root, MemorySegment affinity, int threads, int mode, int node, MemorySegment buf, long cap, MemorySegment len) {
+        var mh$ = dgen4j_numa_plan.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_numa_plan", sysfs_root, affinity, threads, mode, node, buf, cap, len);
+            }
+            return (int)mh$.invokeExact(sysfs_root, affinity, threads, mode, node, buf, cap, len);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_local_ranks {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT    );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_local_ranks");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_local_ranks()
+     * }
+     */
+    public static FunctionDescriptor dgen4j_local_ranks$descriptor() {
+        return dgen4j_local_ranks.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_local_ranks()
+     * }
+     */
+    public static MethodHandle dgen4j_local_ranks$handle() {
+        return dgen4j_local_ranks.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_local_ranks()
+     * }
+     */
+    public static MemorySegment dgen4j_local_ranks$address() {
+        return dgen4j_local_ranks.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * uint32_t dgen4j_local_ranks()
+     * }
+     */
+    public static int dgen4j_local_ranks() {
+        var mh$ = dgen4j_local_ranks.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_local_ranks");
+            }
+            return (int)mh$.invokeExact();
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_default_threads {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT    );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_default_threads");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_default_threads()
+     * }
+     */
+    public static FunctionDescriptor dgen4j_default_threads$descriptor() {
+        return dgen4j_default_threads.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_default_threads()
+     * }
+     */
+    public static MethodHandle dgen4j_default_threads$handle() {
+        return dgen4j_default_threads.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_default_threads()
+     * }
+     */
+    public static MemorySegment dgen4j_default_threads$address() {
+        return dgen4j_default_threads.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * uint32_t dgen4j_default_threads()
+     * }
+     */
+    public static int dgen4j_default_threads() {
+        var mh$ = dgen4j_default_threads.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_default_threads");
+            }
+            return (int)mh$.invokeExact();
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_numa_alloc {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_numa_alloc");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc(uint64_t size, int32_t node, uint8_t **out)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_numa_alloc$descriptor() {
+        return dgen4j_numa_alloc.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc(uint64_t size, int32_t node, uint8_t **out)
+     * }
+     */
+    public static MethodHandle dgen4j_numa_alloc$handle() {
+        return dgen4j_numa_alloc.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc(uint64_t size, int32_t node, uint8_t **out)
+     * }
+     */
+    public static MemorySegment dgen4j_numa_alloc$address() {
+        return dgen4j_numa_alloc.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc(uint64_t size, int32_t node, uint8_t **out)
+     * }
+     */
+    public static int dgen4j_numa_alloc(long size, int node, MemorySegment out) {
+        var mh$ = dgen4j_numa_alloc.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_numa_alloc", size, node, out);
+            }
+            return (int)mh$.invokeExact(size, node, out);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_numa_free {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_numa_free");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_free(uint8_t *ptr, uint64_t size)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_numa_free$descriptor() {
+        return dgen4j_numa_free.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_free(uint8_t *ptr, uint64_t size)
+     * }
+     */
+    public static MethodHandle dgen4j_numa_free$handle() {
+        return dgen4j_numa_free.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_free(uint8_t *ptr, uint64_t size)
+     * }
+     */
+    public static MemorySegment dgen4j_numa_free$address() {
+        return dgen4j_numa_free.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_free(uint8_t *ptr, uint64_t size)
+     * }
+     */
+    public static int dgen4j_numa_free(MemorySegment ptr, long size) {
+        var mh$ = dgen4j_numa_free.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_numa_free", ptr, size);
+            }
+            return (int)mh$.invokeExact(ptr, size);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_generator_new_numa {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_DOUBLE,
+            dgen4j_h.C_DOUBLE,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_new_numa");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_new_numa(uint64_t seed, uint64_t size, uint64_t block_size, double dedup, double compress, uint32_t threads, int32_t mode, int32_t node, dgen4j_generator **out)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_generator_new_numa$descriptor() {
+        return dgen4j_generator_new_numa.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_new_numa(uint64_t seed, uint64_t size, uint64_t block_size, double dedup, double compress, uint32_t threads, int32_t mode, int32_t node, dgen4j_generator **out)
+     * }
+     */
+    public static MethodHandle dgen4j_generator_new_numa$handle() {
+        return dgen4j_generator_new_numa.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_new_numa(uint64_t seed, uint64_t size, uint64_t block_size, double dedup, double compress, uint32_t threads, int32_t mode, int32_t node, dgen4j_generator **out)
+     * }
+     */
+    public static MemorySegment dgen4j_generator_new_numa$address() {
+        return dgen4j_generator_new_numa.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_new_numa(uint64_t seed, uint64_t size, uint64_t block_size, double dedup, double compress, uint32_t threads, int32_t mode, int32_t node, dgen4j_generator **out)
+     * }
+     */
+    public static int dgen4j_generator_new_numa(long seed, long size, long block_size, double dedup, double compress, int threads, int mode, int node, MemorySegment out) {
+        var mh$ = dgen4j_generator_new_numa.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_generator_new_numa", seed, size, block_size, dedup, compress, threads, mode, node, out);
+            }
+            return (int)mh$.invokeExact(seed, size, block_size, dedup, compress, threads, mode, node, out);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_generator_plan {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_plan");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * size_t dgen4j_generator_plan(const dgen4j_generator *gen, char *buf, size_t cap)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_generator_plan$descriptor() {
+        return dgen4j_generator_plan.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * size_t dgen4j_generator_plan(const dgen4j_generator *gen, char *buf, size_t cap)
+     * }
+     */
+    public static MethodHandle dgen4j_generator_plan$handle() {
+        return dgen4j_generator_plan.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * size_t dgen4j_generator_plan(const dgen4j_generator *gen, char *buf, size_t cap)
+     * }
+     */
+    public static MemorySegment dgen4j_generator_plan$address() {
+        return dgen4j_generator_plan.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * size_t dgen4j_generator_plan(const dgen4j_generator *gen, char *buf, size_t cap)
+     * }
+     */
+    public static long dgen4j_generator_plan(MemorySegment gen, MemorySegment buf, long cap) {
+        var mh$ = dgen4j_generator_plan.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_generator_plan", gen, buf, cap);
+            }
+            return (long)mh$.invokeExact(gen, buf, cap);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_bench_fill {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_bench_fill");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_bench_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t iterations, uint64_t *nanos)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_bench_fill$descriptor() {
+        return dgen4j_bench_fill.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_bench_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t iterations, uint64_t *nanos)
+     * }
+     */
+    public static MethodHandle dgen4j_bench_fill$handle() {
+        return dgen4j_bench_fill.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_bench_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t iterations, uint64_t *nanos)
+     * }
+     */
+    public static MemorySegment dgen4j_bench_fill$address() {
+        return dgen4j_bench_fill.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_bench_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint64_t iterations, uint64_t *nanos)
+     * }
+     */
+    public static int dgen4j_bench_fill(MemorySegment gen, long offset, MemorySegment buf, long len, long iterations, MemorySegment nanos) {
+        var mh$ = dgen4j_bench_fill.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_bench_fill", gen, offset, buf, len, iterations, nanos);
+            }
+            return (int)mh$.invokeExact(gen, offset, buf, len, iterations, nanos);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
 }

@@ -81,18 +81,30 @@ public sealed interface Generator extends AutoCloseable permits NativeGenerator,
      * @param threads workers for large fills; 0 = the CPUs this process may run on
      */
     static Generator open(DataSpec spec, Kind kind, int threads) {
-        if (spec == null || kind == null) {
-            throw new IllegalArgumentException("spec and kind must not be null");
+        return open(spec, kind, threads, Numa.Mode.AUTO, -1);
+    }
+
+    /**
+     * A generator for {@code spec} whose native workers are placed by a NUMA mode, optionally bound
+     * to one node ({@code -1}: none). The pure-Java twin ignores placement.
+     *
+     * @param threads workers for large fills; 0 = the CPUs this process may run on, divided by the
+     *                MPI ranks on this host ({@link Numa#defaultThreads()})
+     * @throws IllegalArgumentException when the node does not exist or has no usable CPU
+     */
+    static Generator open(DataSpec spec, Kind kind, int threads, Numa.Mode mode, int node) {
+        if (spec == null || kind == null || mode == null) {
+            throw new IllegalArgumentException("spec, kind and mode must not be null");
         }
         if (threads < 0) {
             throw new IllegalArgumentException("threads must be >= 0 (0 = all CPUs), got " + threads);
         }
         return switch (kind) {
             case JAVA -> new JavaGenerator(spec, threads);
-            case NATIVE -> new NativeGenerator(spec, threads);
+            case NATIVE -> new NativeGenerator(spec, threads, mode, node);
             case AUTO -> {
                 if (NativeLibrary.isAvailable()) {
-                    yield new NativeGenerator(spec, threads);
+                    yield new NativeGenerator(spec, threads, mode, node);
                 }
                 if (NativeLibrary.isRequired()) {
                     NativeLibrary.ensureLoaded();

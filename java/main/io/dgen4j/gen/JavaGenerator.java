@@ -9,9 +9,11 @@ import static io.dgen4j.gen.StreamLayout.T_STRIPE;
 import static io.dgen4j.gen.StreamLayout.mix64;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -33,8 +35,6 @@ public final class JavaGenerator implements Generator {
     static final long PARALLEL_MIN = 256 << 10;
     /** Piece boundaries of a parallel fill are multiples of this stream offset. */
     static final long PIECE_ALIGN = 64 << 10;
-    private static final ValueLayout.OfLong LE_LONG =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** Never started: only asks whether a segment is usable from threads other than its owner. */
     private static final Thread OTHER_THREAD = new Thread(() -> { });
@@ -55,7 +55,7 @@ public final class JavaGenerator implements Generator {
 
     /**
      * A twin for {@code spec} whose large fills use {@code threads} threads
-     * (0 = {@link Runtime#availableProcessors()}).
+     * (0 = {@link Numa#defaultThreads()}: the CPUs this process may use / MPI ranks on this host).
      */
     public JavaGenerator(DataSpec spec, int threads) {
         if (spec == null) {
@@ -69,7 +69,7 @@ public final class JavaGenerator implements Generator {
         this.stripe = Math.min(spec.blockSize(), StreamLayout.MAX_STRIPE);
         this.randomBytes = spec.randomBytesPerSector();
         this.dedup = new StreamLayout.Dedup(key, spec.blocks(), spec.distinctBlocks());
-        this.threads = threads == 0 ? Runtime.getRuntime().availableProcessors() : threads;
+        this.threads = threads == 0 ? Numa.defaultThreads() : threads;
         if (this.threads > 1) {
             AtomicInteger n = new AtomicInteger();
             this.pool = Executors.newFixedThreadPool(this.threads, r -> {
@@ -146,13 +146,13 @@ public final class JavaGenerator implements Generator {
         }
     }
 
-    /** Per-thread scratch: one stripe and the eight xoshiro256++ lanes. */
+    /** Little-endian longs in a byte array. */
+    private static final VarHandle LE_ARRAY = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** Per-thread scratch: one stripe. */
     private final class StripeWriter {
-        private final MemorySegment scratch = MemorySegment.ofArray(new byte[StreamLayout.MAX_STRIPE]);
-        private final long[] s0 = new long[LANES];
-        private final long[] s1 = new long[LANES];
-        private final long[] s2 = new long[LANES];
-        private final long[] s3 = new long[LANES];
+        private final byte[] bytes = new byte[StreamLayout.MAX_STRIPE];
+        private final MemorySegment scratch = MemorySegment.ofArray(bytes);
 
         void fill(MemorySegment dst, long offset, long length) {
             final long blockSize = spec.blockSize();
@@ -176,41 +176,36 @@ public final class JavaGenerator implements Generator {
             }
         }
 
-        /** Writes stripe {@code q} of unique block {@code u} into {@code scratch[0, stripe)}. */
+        /**
+         * Writes stripe {@code q} of unique block {@code u} into {@code scratch[0, stripe)}. Lane by
+         * lane: the four words of one lane's state stay in registers while it writes every eighth
+         * word of the stripe (word {@code j} comes from lane {@code j mod 8}, docs/FORMAT.md).
+         */
         private void stripe(long u, long q) {
             long bk = mix64(key ^ mix64(u ^ T_BLOCK));
             long x = mix64(bk ^ mix64(q ^ T_STRIPE));
+            final byte[] out = bytes;
+            final int steps = stripe / (8 * LANES);
             for (int l = 0; l < LANES; l++) {
-                s0[l] = mix64(x += GOLDEN);
-                s1[l] = mix64(x += GOLDEN);
-                s2[l] = mix64(x += GOLDEN);
-                s3[l] = mix64(x += GOLDEN);
-            }
-            int words = stripe / 8;
-            for (int w = 0; w < words; w += LANES) {
-                for (int l = 0; l < LANES; l++) {
-                    long a = s0[l];
-                    long b = s1[l];
-                    long c = s2[l];
-                    long d = s3[l];
+                long a = mix64(x += GOLDEN);
+                long b = mix64(x += GOLDEN);
+                long c = mix64(x += GOLDEN);
+                long d = mix64(x += GOLDEN);
+                for (int t = 0, at = l * 8; t < steps; t++, at += 8 * LANES) {
                     long result = Long.rotateLeft(a + d, 23) + a;
-                    long t = b << 17;
+                    long tt = b << 17;
                     c ^= a;
                     d ^= b;
                     b ^= c;
                     a ^= d;
-                    c ^= t;
+                    c ^= tt;
                     d = Long.rotateLeft(d, 45);
-                    s0[l] = a;
-                    s1[l] = b;
-                    s2[l] = c;
-                    s3[l] = d;
-                    scratch.set(LE_LONG, (long) (w + l) * 8, result);
+                    LE_ARRAY.set(out, at, result);
                 }
             }
             if (randomBytes < SECTOR) {
                 for (int sec = 0; sec < stripe; sec += SECTOR) {
-                    scratch.asSlice(sec + randomBytes, SECTOR - randomBytes).fill((byte) 0);
+                    Arrays.fill(out, sec + randomBytes, sec + SECTOR, (byte) 0);
                 }
             }
         }

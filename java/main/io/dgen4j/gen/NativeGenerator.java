@@ -30,6 +30,7 @@ public final class NativeGenerator implements Generator {
     private final DataSpec spec;
     private final MemorySegment handle;
     private final int threads;
+    private final Numa.Plan plan;
     // Fills hold the read lock, close the write lock: a handle is never freed under a fill.
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private boolean closed;
@@ -41,22 +42,71 @@ public final class NativeGenerator implements Generator {
      * @throws LinkageError when the native core cannot be loaded
      */
     public NativeGenerator(DataSpec spec, int threads) {
-        if (spec == null) {
+        this(spec, threads, Numa.Mode.AUTO, -1);
+    }
+
+    /**
+     * Creates the native generator with its workers placed by a NUMA mode, optionally bound to
+     * one node: the workers then run on that node's CPUs, and buffers from
+     * {@link NodeBuffers#allocate(Arena, long, int)} for that node are filled by them.
+     *
+     * @param threads workers (0 = the CPUs this process may use, divided by the MPI ranks on this host)
+     * @param mode    when to pin workers ({@link Numa.Mode#AUTO}: with several nodes or a node given)
+     * @param node    the node to bind to, or -1 for none
+     * @throws IllegalArgumentException when the node does not exist or has no CPU this process may use
+     * @throws LinkageError when the native core cannot be loaded
+     */
+    public NativeGenerator(DataSpec spec, int threads, Numa.Mode mode, int node) {
+        if (spec == null || mode == null) {
             throw new IllegalArgumentException("spec must not be null");
         }
         if (threads < 0) {
             throw new IllegalArgumentException("threads must be >= 0 (0 = all CPUs), got " + threads);
         }
+        if (node < -1) {
+            throw new IllegalArgumentException("node must be -1 (none) or a node id, got " + node);
+        }
         NativeLibrary.ensureLoaded();
         this.spec = spec;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
-            int rc = dgen4j_h.dgen4j_generator_new(spec.seed(), spec.size(), spec.blockSize(),
-                    spec.dedupRatio(), spec.compressRatio(), threads, out);
-            NativeCallException.check(rc, "dgen4j_generator_new");
+            int rc = dgen4j_h.dgen4j_generator_new_numa(spec.seed(), spec.size(), spec.blockSize(),
+                    spec.dedupRatio(), spec.compressRatio(), threads, mode.code(), node, out);
+            if (rc == dgen4j_h.DGEN4J_ERR_INVALID_ARGUMENT()) {
+                throw new IllegalArgumentException(NativeCallException.lastError());
+            }
+            NativeCallException.check(rc, "dgen4j_generator_new_numa");
             this.handle = out.get(ValueLayout.ADDRESS, 0);
         }
         this.threads = dgen4j_h.dgen4j_generator_threads(handle);
+        this.plan = Numa.parsePlan(Numa.text((buf, cap) -> dgen4j_h.dgen4j_generator_plan(handle, buf, cap)));
+    }
+
+    /** Where this generator's threads run. */
+    public Numa.Plan plan() {
+        return plan;
+    }
+
+    /**
+     * Fills {@code dst[0, length)} with stream bytes at {@code streamOffset} {@code iterations} times
+     * inside the native core and returns the nanoseconds it took there: the reference against
+     * which the FFM call overhead is measured. {@code dst} must be a native segment.
+     */
+    public long timeFillInNative(MemorySegment dst, long streamOffset, long length, long iterations) {
+        FillRange.check(spec, dst, streamOffset, length);
+        if (!dst.isNative()) {
+            throw new IllegalArgumentException("timeFillInNative needs a native segment");
+        }
+        lock.readLock().lock();
+        try (Arena arena = Arena.ofConfined()) {
+            ensureOpen();
+            MemorySegment nanos = arena.allocate(ValueLayout.JAVA_LONG);
+            int rc = dgen4j_h.dgen4j_bench_fill(handle, streamOffset, dst, length, iterations, nanos);
+            NativeCallException.check(rc, "dgen4j_bench_fill");
+            return nanos.get(ValueLayout.JAVA_LONG, 0);
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     @Override

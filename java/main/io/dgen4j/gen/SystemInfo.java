@@ -11,10 +11,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 /**
- * What the generator will run on: native core or twin, CPU features, usable CPUs, NUMA nodes.
+ * What the generator will run on: native core or twin, CPU features and the kernel chosen,
+ * usable CPUs, MPI ranks on this host, NUMA nodes and the pinning plan of a default generator.
  *
  * @param implementation {@code "native"} or {@code "java"}
  * @param nativeSource   where the native core was loaded from, when it was
@@ -22,12 +25,24 @@ import java.util.stream.Stream;
  * @param cpuFeatures    CPU features the native core can use (empty for the twin)
  * @param usableCpus     CPUs this process may run on (its affinity mask)
  * @param numaNodes      NUMA nodes with their CPUs, from sysfs (one node 0 when sysfs has none)
+ * @param dispatch       the generation kernel and why ({@link Numa#dispatch()})
+ * @param localRanks     MPI ranks on this host ({@link Numa#localRanks()})
+ * @param defaultThreads the default thread count ({@link Numa#defaultThreads()})
+ * @param plan           the pinning plan of a default native generator (empty for the twin)
  */
 public record SystemInfo(String implementation, Optional<String> nativeSource, Optional<String> nativeFailure,
-                         List<String> cpuFeatures, int usableCpus, List<NumaNode> numaNodes) {
+                         List<String> cpuFeatures, int usableCpus, List<NumaNode> numaNodes,
+                         String dispatch, int localRanks, int defaultThreads, Optional<Numa.Plan> plan) {
 
-    /** A NUMA node and the CPU ids it holds. */
-    public record NumaNode(int id, List<Integer> cpus) {}
+    /**
+     * A NUMA node.
+     *
+     * @param id        node id
+     * @param cpus      its online CPUs
+     * @param distances distances to the nodes in the order listed (empty when unknown)
+     * @param memoryKib its memory in KiB, when known
+     */
+    public record NumaNode(int id, List<Integer> cpus, List<Integer> distances, OptionalLong memoryKib) {}
 
     /** Reads the current process's view. */
     public static SystemInfo current() {
@@ -44,12 +59,20 @@ public record SystemInfo(String implementation, Optional<String> nativeSource, O
             }
             cpus = dgen4j_h.dgen4j_affinity_cpus();
         }
+        List<NumaNode> nodes = nat
+                ? Numa.topology().stream().map(n -> new NumaNode(n.id(), n.cpus(), n.distances(), n.memoryKib())).toList()
+                : numaNodes(Path.of("/sys/devices/system/node"));
+        Optional<Numa.Plan> plan = nat ? Optional.of(Numa.plan(0, Numa.Mode.AUTO, OptionalInt.empty())) : Optional.empty();
         return new SystemInfo(nat ? "native" : "java", NativeLibrary.source(),
-                NativeLibrary.failure().map(Throwable::getMessage), features, cpus,
-                numaNodes(Path.of("/sys/devices/system/node")));
+                NativeLibrary.failure().map(Throwable::getMessage), features, cpus, nodes,
+                Numa.dispatch(), Numa.localRanks(), Numa.defaultThreads(), plan);
     }
 
-    /** The NUMA nodes under a sysfs node directory ({@code /sys/devices/system/node}). */
+    /**
+     * The NUMA nodes under a sysfs node directory ({@code /sys/devices/system/node}), read in Java:
+     * the twin's view when the native core is not loaded (the native core reads the same files,
+     * see {@link Numa#topology(Path)}).
+     */
     public static List<NumaNode> numaNodes(Path sysfsNodeDir) {
         List<NumaNode> nodes = new ArrayList<>();
         if (Files.isDirectory(sysfsNodeDir)) {
@@ -58,7 +81,7 @@ public record SystemInfo(String implementation, Optional<String> nativeSource, O
                     String name = d.getFileName().toString();
                     if (name.matches("node\\d+") && Files.isRegularFile(d.resolve("cpulist"))) {
                         nodes.add(new NumaNode(Integer.parseInt(name.substring(4)),
-                                parseCpuList(Files.readString(d.resolve("cpulist")))));
+                                parseCpuList(Files.readString(d.resolve("cpulist"))), List.of(), OptionalLong.empty()));
                     }
                 }
             } catch (IOException e) {
@@ -70,7 +93,7 @@ public record SystemInfo(String implementation, Optional<String> nativeSource, O
             for (int i = 0; i < Runtime.getRuntime().availableProcessors(); i++) {
                 all.add(i);
             }
-            nodes.add(new NumaNode(0, all));
+            nodes.add(new NumaNode(0, all, List.of(), OptionalLong.empty()));
         }
         nodes.sort((a, b) -> Integer.compare(a.id(), b.id()));
         return List.copyOf(nodes);
