@@ -1,5 +1,6 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.gen.NodeBuffers;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -67,7 +68,8 @@ public final class BufferPool implements AutoCloseable {
                 }
                 MemorySegment seg = free.poll();
                 if (seg == null && allocated < capacity) {
-                    seg = arena.allocate(bufferSize, 4096);
+                    // Page-aligned, mapped by the native core and untouched until filled.
+                    seg = NodeBuffers.allocate(arena, bufferSize);
                     allocated++;
                     LIVE_BYTES.addAndGet(bufferSize);
                 }
