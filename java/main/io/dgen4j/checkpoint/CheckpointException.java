@@ -14,6 +14,17 @@ public class CheckpointException extends IOException {
         this.offset = offset;
     }
 
+    /** Throws a pipeline's first failure as it is (I/O, runtime or error), wrapping anything else. */
+    static void rethrow(Throwable t) throws IOException {
+        switch (t) {
+            case null -> { }
+            case IOException e -> throw e;
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IOException(t);
+        }
+    }
+
     /** The byte offset the failure concerns, if any. */
     public OptionalLong offset() {
         return offset < 0 ? OptionalLong.empty() : OptionalLong.of(offset);

@@ -92,19 +92,7 @@ final class SavePipeline {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        Throwable t = failure.get();
-        if (t instanceof IOException e) {
-            throw e;
-        }
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        if (t != null) {
-            throw new IOException(t);
-        }
+        CheckpointException.rethrow(failure.get());
     }
 
     private void produce() throws InterruptedException {

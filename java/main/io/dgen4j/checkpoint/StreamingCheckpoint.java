@@ -280,16 +280,7 @@ public final class StreamingCheckpoint {
                     Thread.currentThread().interrupt();
                 }
             }
-            Throwable t = failure.get();
-            if (t instanceof IOException e) {
-                throw e;
-            }
-            if (t instanceof RuntimeException e) {
-                throw e;
-            }
-            if (t != null) {
-                throw new IOException(t);
-            }
+            CheckpointException.rethrow(failure.get());
             long at = firstMismatch.get();
             if (at != Long.MAX_VALUE) {
                 byte[] b = mismatchBytes;

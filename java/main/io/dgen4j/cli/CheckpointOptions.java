@@ -6,6 +6,7 @@ import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.FileOptions;
 import java.util.Locale;
 import java.util.function.LongConsumer;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The data and pipeline options shared by save, load, compare and quickstart. */
@@ -22,21 +23,8 @@ final class CheckpointOptions {
             description = "Writes (and reads) in flight (default ${DEFAULT-VALUE}).")
     int writers;
 
-    @Option(names = "--dedup", defaultValue = "1", description = "Dedup ratio, >= 1 (default ${DEFAULT-VALUE}).")
-    double dedup;
-
-    @Option(names = "--compress", defaultValue = "1", description = "Compression ratio, >= 1 (default ${DEFAULT-VALUE}).")
-    double compress;
-
-    @Option(names = "--block-size", defaultValue = "4096", converter = ByteSize.class,
-            description = "Dedup block size (default ${DEFAULT-VALUE}).")
-    long blockSize;
-
-    @Option(names = "--seed", converter = SeedConverter.class, description = "Seed; default: random, printed.")
-    Long seed;
-
-    @Option(names = "--threads", defaultValue = "0", description = "Generator threads; 0 = all CPUs (default).")
-    int threads;
+    @Mixin
+    DataOptions data;
 
     @Option(names = "--generator", description = "native, java, jdk-random or auto (default; or DGEN4J_DATA_GEN).")
     String generator;
@@ -57,13 +45,7 @@ final class CheckpointOptions {
     }
 
     StreamingCheckpoint build(LongConsumer progress) {
-        if (blockSize > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("block size must be a power of two in [512, 64MiB], got " + blockSize);
-        }
-        DataSpec.Builder spec = DataSpec.builder().dedupRatio(dedup).compressRatio(compress).blockSize((int) blockSize);
-        if (seed != null) {
-            spec.seed(seed);
-        }
+        DataSpec.Builder spec = data.spec();
         FileOptions.Fadvise advice;
         try {
             advice = FileOptions.Fadvise.valueOf(fadvise.trim().toUpperCase(Locale.ROOT));
@@ -72,6 +54,6 @@ final class CheckpointOptions {
         }
         FileOptions files = FileOptions.defaults().withFadvise(advice).withFsync(!noFsync).withPreallocate(!noPreallocate);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
-                .spec(spec.build()).source(source()).threads(threads).fileOptions(files).progress(progress).build();
+                .spec(spec.build()).source(source()).threads(data.threads).fileOptions(files).progress(progress).build();
     }
 }

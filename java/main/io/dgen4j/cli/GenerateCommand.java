@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -37,23 +38,8 @@ final class GenerateCommand implements Callable<Integer> {
             description = "Stream size, e.g. 1GiB, 256MiB, 10GB.")
     long size;
 
-    @Option(names = "--dedup", defaultValue = "1", description = "Dedup ratio, >= 1 (default ${DEFAULT-VALUE}).")
-    double dedup;
-
-    @Option(names = "--compress", defaultValue = "1", description = "Compression ratio, >= 1 (default ${DEFAULT-VALUE}).")
-    double compress;
-
-    @Option(names = "--block-size", defaultValue = "4096", converter = ByteSize.class,
-            description = "Dedup block size, a power of two in [512, 64MiB] (default ${DEFAULT-VALUE}).")
-    long blockSize;
-
-    @Option(names = "--seed", converter = SeedConverter.class,
-            description = "Seed (unsigned 64-bit); default: a random seed, printed.")
-    Long seed;
-
-    @Option(names = "--threads", defaultValue = "0",
-            description = "Generator threads; 0 = the CPUs this process may use (default).")
-    int threads;
+    @Mixin
+    DataOptions data;
 
     @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
             description = "Buffer filled and written per step (default ${DEFAULT-VALUE}).")
@@ -78,18 +64,10 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (blockSize > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("block size must be a power of two in [512, 64MiB], got " + blockSize);
-        }
         if (chunk <= 0 || chunk > (1L << 31)) {
             throw new IllegalArgumentException("--chunk must be in (0, 2GiB], got " + chunk);
         }
-        DataSpec.Builder b = DataSpec.builder().size(size).dedupRatio(dedup).compressRatio(compress)
-                .blockSize((int) blockSize);
-        if (seed != null) {
-            b.seed(seed);
-        }
-        DataSpec spec = b.build();
+        DataSpec spec = data.spec().size(size).build();
         GeneratorChoice choice = generator != null ? generator : GeneratorChoice.fromEnvironment();
         boolean toStdout = "-".equals(out);
         // With data on stdout, the report goes to stderr.
@@ -101,7 +79,7 @@ final class GenerateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--numa-node must be a node id >= 0, got " + numaNode);
         }
         int node = numaNode == null ? -1 : numaNode;
-        try (Generator gen = Generator.open(spec, choice.kind, threads, numaMode, node);
+        try (Generator gen = Generator.open(spec, choice.kind, data.threads, numaMode, node);
              Arena arena = Arena.ofConfined();
              WritableByteChannel ch = openOutput(toStdout);
              Progress progress = new Progress(System.err,
