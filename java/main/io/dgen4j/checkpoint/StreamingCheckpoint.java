@@ -298,7 +298,15 @@ public final class StreamingCheckpoint {
                         return;
                     }
                     long len = Math.min(chunkSize, size - offset);
-                    MemorySegment buf = pool.acquire(1, TimeUnit.DAYS).orElseThrow();
+                    // Each reader holds at most one buffer and the pool has one per reader, so this
+                    // returns at once; the poll still watches for another reader's failure.
+                    MemorySegment buf = null;
+                    while (buf == null && failure.get() == null) {
+                        buf = pool.acquire(50, TimeUnit.MILLISECONDS).orElse(null);
+                    }
+                    if (buf == null) {
+                        return;
+                    }
                     try {
                         MemorySegment part = buf.asSlice(0, len);
                         io.begin();

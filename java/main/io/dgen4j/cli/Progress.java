@@ -16,7 +16,8 @@ final class Progress implements AutoCloseable {
         this.err = err;
         this.label = label;
         this.total = total;
-        this.enabled = enabled && System.console() != null && total > 0;
+        // Since JDK 22 System.console() exists even when redirected: ask whether it is a terminal.
+        this.enabled = enabled && System.console() != null && System.console().isTerminal() && total > 0;
     }
 
     synchronized void update(long done) {
