@@ -31,8 +31,10 @@ pub const STEPS_PER_SECTOR: usize = 512 / STEP_BYTES;
 /// The per-step byte masks of a sector: `masks.0[t]` keeps bytes `[64t, 64t + 64)` of a
 /// sector that lie below `r`, as eight little-endian words.
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// `.1` is the number of leading steps that keep any byte: the kernels compute no output
+/// for the steps after them (their bytes are all zero), only the state update.
 #[repr(C, align(64))]
-pub struct Masks(pub [[u64; LANES]; STEPS_PER_SECTOR]);
+pub struct Masks(pub [[u64; LANES]; STEPS_PER_SECTOR], pub usize);
 
 impl Masks {
     /// The masks for `r` random bytes per sector (`1 <= r <= 512`).
@@ -49,7 +51,13 @@ impl Masks {
                 *word = w;
             }
         }
-        Masks(m)
+        let random_steps = m.iter().take_while(|step| step.iter().any(|&w| w != 0)).count();
+        Masks(m, random_steps)
+    }
+
+    /// Leading steps of a sector that keep any byte; later steps are all zeros.
+    pub fn random_steps(&self) -> usize {
+        self.1
     }
 
     /// Whether the masks keep every byte (`r == 512`).
@@ -312,11 +320,11 @@ mod x86 {
         let (mut s2a, mut s2b) = (ld(2, 0), ld(2, 1));
         let (mut s3a, mut s3b) = (ld(3, 0), ld(3, 1));
         let m = masks.0.as_ptr().cast::<__m256i>();
+        let rs = if MASK { masks.random_steps() } else { STEPS_PER_SECTOR };
+        let zero = _mm256_setzero_si256();
         let mut p = dst.cast::<__m256i>();
-        for _ in 0..len / 512 {
-            for t in 0..STEPS_PER_SECTOR {
-                let mut ra = _mm256_add_epi64(rotl_avx2::<23, 41>(_mm256_add_epi64(s0a, s3a)), s0a);
-                let mut rb = _mm256_add_epi64(rotl_avx2::<23, 41>(_mm256_add_epi64(s0b, s3b)), s0b);
+        macro_rules! advance {
+            () => {{
                 let ta = _mm256_slli_epi64::<17>(s1a);
                 let tb = _mm256_slli_epi64::<17>(s1b);
                 s2a = _mm256_xor_si256(s2a, s0a);
@@ -331,18 +339,35 @@ mod x86 {
                 s2b = _mm256_xor_si256(s2b, tb);
                 s3a = rotl_avx2::<45, 19>(s3a);
                 s3b = rotl_avx2::<45, 19>(s3b);
+            }};
+        }
+        macro_rules! store {
+            ($ra:expr, $rb:expr) => {{
+                if NT {
+                    _mm256_stream_si256(p, $ra);
+                    _mm256_stream_si256(p.add(1), $rb);
+                } else {
+                    _mm256_storeu_si256(p, $ra);
+                    _mm256_storeu_si256(p.add(1), $rb);
+                }
+                p = p.add(2);
+            }};
+        }
+        for _ in 0..len / 512 {
+            for t in 0..rs {
+                let mut ra = _mm256_add_epi64(rotl_avx2::<23, 41>(_mm256_add_epi64(s0a, s3a)), s0a);
+                let mut rb = _mm256_add_epi64(rotl_avx2::<23, 41>(_mm256_add_epi64(s0b, s3b)), s0b);
+                advance!();
                 if MASK {
                     ra = _mm256_and_si256(ra, _mm256_load_si256(m.add(2 * t)));
                     rb = _mm256_and_si256(rb, _mm256_load_si256(m.add(2 * t + 1)));
                 }
-                if NT {
-                    _mm256_stream_si256(p, ra);
-                    _mm256_stream_si256(p.add(1), rb);
-                } else {
-                    _mm256_storeu_si256(p, ra);
-                    _mm256_storeu_si256(p.add(1), rb);
-                }
-                p = p.add(2);
+                store!(ra, rb);
+            }
+            // The sector's zero tail: the lanes still step, but no output is computed.
+            for _ in rs..STEPS_PER_SECTOR {
+                advance!();
+                store!(zero, zero);
             }
         }
     }
@@ -361,10 +386,11 @@ mod x86 {
         let mut s2 = _mm512_loadu_si512(s[2].as_ptr().cast());
         let mut s3 = _mm512_loadu_si512(s[3].as_ptr().cast());
         let m = masks.0.as_ptr().cast::<__m512i>();
+        let rs = if MASK { masks.random_steps() } else { STEPS_PER_SECTOR };
+        let zero = _mm512_setzero_si512();
         let mut p = dst.cast::<__m512i>();
-        for _ in 0..len / 512 {
-            for t in 0..STEPS_PER_SECTOR {
-                let mut r = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
+        macro_rules! advance {
+            () => {{
                 let tt = _mm512_slli_epi64::<17>(s1);
                 s2 = _mm512_xor_si512(s2, s0);
                 s3 = _mm512_xor_si512(s3, s1);
@@ -372,15 +398,31 @@ mod x86 {
                 s0 = _mm512_xor_si512(s0, s3);
                 s2 = _mm512_xor_si512(s2, tt);
                 s3 = _mm512_rol_epi64::<45>(s3);
+            }};
+        }
+        macro_rules! store {
+            ($r:expr) => {{
+                if NT {
+                    _mm512_stream_si512(p.cast(), $r);
+                } else {
+                    _mm512_storeu_si512(p.cast(), $r);
+                }
+                p = p.add(1);
+            }};
+        }
+        for _ in 0..len / 512 {
+            for t in 0..rs {
+                let mut r = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
+                advance!();
                 if MASK {
                     r = _mm512_and_si512(r, _mm512_load_si512(m.add(t).cast()));
                 }
-                if NT {
-                    _mm512_stream_si512(p.cast(), r);
-                } else {
-                    _mm512_storeu_si512(p.cast(), r);
-                }
-                p = p.add(1);
+                store!(r);
+            }
+            // The sector's zero tail: the lanes still step, but no output is computed.
+            for _ in rs..STEPS_PER_SECTOR {
+                advance!();
+                store!(zero);
             }
         }
     }
