@@ -7,12 +7,12 @@ import io.dgen4j.storage.FileStorage;
 import io.dgen4j.storage.StorageReader;
 import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
+import io.dgen4j.storage.TargetBusyException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,7 +98,7 @@ public final class StreamingCheckpoint {
 
     /** The sidecar manifest of a checkpoint file. */
     public static Path manifestPath(Path checkpoint) {
-        return checkpoint.resolveSibling(checkpoint.getFileName() + Manifest.SUFFIX);
+        return FileStorage.sidecarPath(checkpoint);
     }
 
     /** Saves {@code totalBytes} of the stream to {@code target} (a path, {@code file://} or {@code direct://}). */
@@ -106,7 +106,13 @@ public final class StreamingCheckpoint {
         return save(StorageTarget.parse(target), totalBytes);
     }
 
-    /** Saves {@code totalBytes} of the stream to {@code target}, streaming through the buffer pool. */
+    /**
+     * Saves {@code totalBytes} of the stream to {@code target}, streaming through the buffer pool.
+     * The target is replaced atomically (docs/CHECKPOINTS.md): a failure leaves the previous
+     * checkpoint, or nothing, and its message says which.
+     *
+     * @throws io.dgen4j.storage.TargetBusyException when another save is writing {@code target}
+     */
     public SaveResult save(StorageTarget target, long totalBytes) throws IOException {
         DataSpec spec = specFor(totalBytes);
         FileOptions options = target.options(fileOptions);
@@ -115,18 +121,19 @@ public final class StreamingCheckpoint {
         BufferPool pool = new BufferPool(buffers, chunkSize);
         boolean poolIdle = true;
         SavePipeline pipeline = null;
+        StorageWriter data = null;
         AtomicReference<SavePipeline> running = new AtomicReference<>();
         try (ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100,
                      () -> running.get() == null ? 0 : running.get().written());
-             DataSource.Filler filler = source.open(spec, threads);
-             StorageWriter data = FileStorage.openWriter(target.path(), options, totalBytes)) {
+             DataSource.Filler filler = source.open(spec, threads)) {
+            Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
+            data = FileStorage.openWriter(target.path(), options, totalBytes, manifest.toMetadata());
             pipeline = new SavePipeline(filler, pool, data, totalBytes, chunkSize, writersInFlight, progress);
             running.set(pipeline);
             pipeline.run();
             poolIdle = pipeline.writersStopped();
             long closeStart = System.nanoTime();
-            commit(target.path(), data, options, new Manifest(DataSpec.FORMAT_VERSION, spec,
-                    filler.implementation(), chunkSize));
+            data.commit();
             double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
             double totalSeconds = (System.nanoTime() - start) / 1e9;
             return new SaveResult("streaming", target.toString(), data.description(), data.directIo(),
@@ -138,8 +145,14 @@ public final class StreamingCheckpoint {
             if (pipeline != null) {
                 poolIdle = pipeline.writersStopped();
             }
-            throw annotate(e, target);
+            if (data != null) {
+                data.abort();
+            }
+            throw annotate(e, target, data);
         } finally {
+            if (data != null) {
+                data.close();
+            }
             if (poolIdle) {
                 pool.close();
             } else {
@@ -158,10 +171,12 @@ public final class StreamingCheckpoint {
         ProcessMemory.resetPeak();
         long start = System.nanoTime();
         AtomicLong written = new AtomicLong();
+        StorageWriter data = null;
         try (ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, written::get);
              Arena arena = Arena.ofShared();
-             DataSource.Filler filler = source.open(spec, threads);
-             StorageWriter data = FileStorage.openWriter(target.path(), options, totalBytes)) {
+             DataSource.Filler filler = source.open(spec, threads)) {
+            Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
+            data = FileStorage.openWriter(target.path(), options, totalBytes, manifest.toMetadata());
             MemorySegment all = arena.allocate(totalBytes, 4096);
             long t0 = System.nanoTime();
             filler.fill(all, 0);
@@ -182,8 +197,7 @@ public final class StreamingCheckpoint {
                 progress.accept(written.addAndGet(len));
             }
             long closeStart = System.nanoTime();
-            commit(target.path(), data, options, new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(),
-                    chunkSize));
+            data.commit();
             double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
             double total = (System.nanoTime() - start) / 1e9;
             return new SaveResult("preallocated", target.toString(), data.description(), data.directIo(), totalBytes,
@@ -191,7 +205,14 @@ public final class StreamingCheckpoint {
                     io.seconds(), closeSeconds, total, 0, totalBytes,
                     Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples());
         } catch (IOException | RuntimeException | Error e) {
-            throw annotate(e, target);
+            if (data != null) {
+                data.abort();
+            }
+            throw annotate(e, target, data);
+        } finally {
+            if (data != null) {
+                data.close();
+            }
         }
     }
 
@@ -200,25 +221,28 @@ public final class StreamingCheckpoint {
         return load(StorageTarget.parse(target), verify);
     }
 
-    /** Loads {@code target} with parallel positional reads into pooled buffers. */
+    /**
+     * Loads {@code target} with parallel positional reads into pooled buffers. The spec comes from
+     * the manifest that describes the file found under the target's name (the previous one, while
+     * a save is replacing it).
+     */
     public LoadResult load(StorageTarget target, boolean verify) throws IOException {
         Path path = target.path();
-        Path manifestPath = manifestPath(path);
-        if (!Files.isRegularFile(manifestPath)) {
-            throw new CheckpointException(String.format("no manifest for %s (expected %s): not a dgen4j checkpoint, "
-                    + "or its save did not finish", path, manifestPath), -1, null);
-        }
-        Manifest manifest = Manifest.parse(Files.readAllBytes(manifestPath), manifestPath.toString());
-        if (verify && !manifest.verifiable()) {
-            throw new CheckpointException(path + " was written with " + manifest.generator()
-                    + " data, which cannot be regenerated: load it without --verify", -1, null);
-        }
         FileOptions options = target.options(fileOptions);
         ProcessMemory.resetPeak();
         long start = System.nanoTime();
-        long size = manifest.spec().size();
         try (StorageReader reader = FileStorage.openReader(path, options);
              ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, () -> 0)) {
+            if (reader.metadata().isEmpty()) {
+                throw new CheckpointException(String.format("no manifest for %s (expected %s): not a dgen4j "
+                        + "checkpoint, or its save did not finish", path, manifestPath(path)), -1, null);
+            }
+            Manifest manifest = Manifest.fromMetadata(reader.metadata(), manifestPath(path).toString());
+            if (verify && !manifest.verifiable()) {
+                throw new CheckpointException(path + " was written with " + manifest.generator()
+                        + " data, which cannot be regenerated: load it without --verify", -1, null);
+            }
+            long size = manifest.spec().size();
             if (reader.size() != size) {
                 throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
                         + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
@@ -230,7 +254,12 @@ public final class StreamingCheckpoint {
                     writersInFlight, verify, run.io.seconds(), run.verifyNanos.get() / 1e9, total, run.peakInUse,
                     Math.max(sampler.peakSampled(), ProcessMemory.peakRss()));
         } catch (NoSuchFileException e) {
-            throw new CheckpointException("checkpoint file " + path + " does not exist", -1, e);
+            throw new CheckpointException(String.format("checkpoint %s does not exist%s", path,
+                    e.getReason() == null || e.getReason().startsWith("no such") ? "" : ": " + e.getReason()), -1, e);
+        } catch (CheckpointException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new CheckpointException("load of " + target + " failed: " + e.getMessage(), -1, e);
         }
     }
 
@@ -367,34 +396,25 @@ public final class StreamingCheckpoint {
         return (totalBytes + chunkSize - 1) / chunkSize;
     }
 
-    /** Writes the manifest, then renames data into place last: data visible means complete. */
-    private static void commit(Path path, StorageWriter data, FileOptions options, Manifest manifest) throws IOException {
-        byte[] json = manifest.toJson();
-        FileOptions small = options.withDirect(FileOptions.Direct.OFF).withPreallocate(false);
-        try (Arena arena = Arena.ofConfined();
-             StorageWriter m = FileStorage.openWriter(manifestPath(path), small, json.length)) {
-            MemorySegment seg = arena.allocate(json.length);
-            MemorySegment.copy(MemorySegment.ofArray(json), 0, seg, 0, json.length);
-            m.write(0, seg);
-            m.commit();
+    /** The failure of a save, saying what it left under the target's name. */
+    private static IOException annotate(Throwable e, StorageTarget target, StorageWriter data) {
+        String left = data == null ? "" : " (" + data.state() + ")";
+        if (e instanceof TargetBusyException busy) {
+            return busy;
         }
-        try {
-            data.commit();
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(manifestPath(path));
-            throw e;
-        }
-    }
-
-    private static IOException annotate(Throwable e, StorageTarget target) {
         if (e instanceof CheckpointException ce) {
-            return ce;
+            CheckpointException annotated = new CheckpointException(ce.getMessage() + left,
+                    ce.offset().orElse(-1), ce.getCause());
+            annotated.setStackTrace(ce.getStackTrace());
+            return annotated;
         }
         if (e instanceof InterruptedIOException ie) {
-            return ie;
+            InterruptedIOException annotated = new InterruptedIOException(ie.getMessage() + left);
+            annotated.initCause(ie);
+            return annotated;
         }
         if (e instanceof IOException io) {
-            return new CheckpointException("save to " + target + " failed: " + io.getMessage(), -1, io);
+            return new CheckpointException("save to " + target + " failed: " + io.getMessage() + left, -1, io);
         }
         if (e instanceof RuntimeException re) {
             throw re;

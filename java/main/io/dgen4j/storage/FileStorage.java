@@ -4,58 +4,265 @@ import io.dgen4j.nativelib.NativeFile;
 import io.dgen4j.nativelib.NativeLibrary;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The local-file backend. Writes go to a temporary name in the target's directory and are renamed
- * into place by {@link StorageWriter#commit()} after fsync, so a failed or interrupted save never
- * leaves a file that looks complete. With the native core, I/O is O_DIRECT where the filesystem
- * allows it, straight from the caller's segments; without it (pure-Java mode), a FileChannel
- * writes the segments' ByteBuffer views, buffered.
+ * The local-file backend. A checkpoint is a data file and its sidecar ({@code <name>.manifest.json},
+ * the caller's metadata). Writes go to a temporary name in the target's directory; {@link
+ * StorageWriter#commit()} replaces the pair atomically: at every instant a reader sees the complete
+ * previous pair or the complete new one (docs/CHECKPOINTS.md, "Atomic replacement"). One save at
+ * a time may write a target ({@link TargetBusyException} for the second), and the leftovers of a
+ * killed save are removed by the next save or load of that target. With the native core, I/O is
+ * O_DIRECT where the filesystem allows it, straight from the caller's segments; without it
+ * (pure-Java mode), a FileChannel writes the segments' ByteBuffer views, buffered.
  *
  * {@snippet :
- * try (StorageWriter w = FileStorage.openWriter(Path.of("/nvme/ckpt.bin"), FileOptions.defaults(), size)) {
+ * try (StorageWriter w = FileStorage.openWriter(Path.of("/nvme/ckpt.bin"), FileOptions.defaults(), size,
+ *         Map.of("seed", "42"))) {
  *     w.write(0, chunk);     // from any thread
- *     w.commit();            // fsync, rename into place
+ *     w.commit();            // fsync, then the two renames of the commit protocol
  * }
  * }
  */
 public final class FileStorage {
     private static final Logger LOG = LoggerFactory.getLogger(FileStorage.class);
+    /** Suffix of a checkpoint's sidecar. */
+    public static final String SIDECAR_SUFFIX = Sidecar.SUFFIX;
+    private static final String TEMP_MARK = ".dgen4j-";
+    private static final String TEMP_SUFFIX = ".tmp";
+    private static final int OPEN_ATTEMPTS = 5;
+    private static volatile StepHook stepHook = (step, target) -> { };
 
     private FileStorage() {}
 
-    /** Opens a writer whose data appears at {@code target} on commit. */
-    public static StorageWriter openWriter(Path target, FileOptions options, long expectedSize) throws IOException {
-        Path dir = target.toAbsolutePath().getParent();
+    /** The steps of a commit, in order; each is one system call (docs/CHECKPOINTS.md). */
+    public enum CommitStep {
+        /** fsync of the temporary data file. */
+        DATA_FSYNC,
+        /** Creation and write of the pending sidecar under a temporary name. */
+        SIDECAR_WRITE,
+        /** fsync of the pending sidecar. */
+        SIDECAR_FSYNC,
+        /** Rename of the pending sidecar into place (it describes the old and the new data). */
+        SIDECAR_RENAME,
+        /** fsync of the directory: the pending sidecar is durable before the data moves. */
+        SIDECAR_DIR_FSYNC,
+        /** Rename of the data into place: the new checkpoint is visible. */
+        DATA_RENAME,
+        /** fsync of the directory: the new checkpoint is durable. */
+        DATA_DIR_FSYNC,
+        /** Write of the final sidecar (the new entry alone) under a temporary name. */
+        FINAL_WRITE,
+        /** fsync of the final sidecar. */
+        FINAL_FSYNC,
+        /** Rename of the final sidecar into place. */
+        FINAL_RENAME,
+        /** fsync of the directory. */
+        FINAL_DIR_FSYNC
+    }
+
+    /** Called before each commit step: a place for fault injection in tests and for tracing. */
+    @FunctionalInterface
+    public interface StepHook {
+        /** Runs before {@code step} of the commit of {@code target}; an exception fails the step. */
+        void before(CommitStep step, Path target) throws IOException;
+    }
+
+    /** Installs the hook called before each commit step of every writer (default: none). */
+    public static void stepHook(StepHook hook) {
+        stepHook = hook == null ? (step, target) -> { } : hook;
+    }
+
+    /** The sidecar of the checkpoint file {@code target}. */
+    public static Path sidecarPath(Path target) {
+        return Sidecar.of(target);
+    }
+
+    /**
+     * Opens a writer whose data and {@code metadata} appear together at {@code target} on commit.
+     *
+     * @param metadata scalar fields (String, Long, Integer, Double, Boolean) stored in the sidecar
+     * @throws TargetBusyException when another save is writing {@code target}
+     * @throws IOException         when the directory is missing or the target cannot be a checkpoint
+     */
+    public static StorageWriter openWriter(Path target, FileOptions options, long expectedSize,
+                                           Map<String, Object> metadata) throws IOException {
+        target = target.toAbsolutePath();
+        Path dir = target.getParent();
         if (dir == null || !Files.isDirectory(dir)) {
             throw new NoSuchFileException(String.valueOf(dir), null, "target directory does not exist");
         }
         if (Files.isDirectory(target)) {
             throw new IOException("target " + target + " is a directory");
         }
-        Path temp = dir.resolve(String.format(".%s.dgen4j-%d-%08x.tmp", target.getFileName(),
-                ProcessHandle.current().pid(), ThreadLocalRandom.current().nextInt()));
-        IoFile io = IoFile.create(temp, options, expectedSize);
-        return new FileWriter(target, temp, io, options);
+        refuseReservedName(target);
+        TargetLock lock = TargetLock.acquire(target);
+        try {
+            removeStaleTemps(target);
+            boolean existed = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
+            Path temp = tempName(target);
+            IoFile io = IoFile.create(temp, options, expectedSize);
+            return new FileWriter(target, temp, io, options,
+                    Collections.unmodifiableMap(new LinkedHashMap<>(metadata)), lock, existed);
+        } catch (IOException | RuntimeException | Error e) {
+            lock.close();
+            throw e;
+        }
     }
 
-    /** Opens a reader of {@code path}. */
-    public static StorageReader openReader(Path path, FileOptions options) throws IOException {
-        if (!Files.isRegularFile(path)) {
-            throw new NoSuchFileException(path.toString(), null, "no such checkpoint file");
+    /**
+     * Opens a reader of the checkpoint file {@code path} and of the sidecar entry that describes it.
+     * Stale leftovers of a killed save of {@code path} are removed first when no save is running.
+     */
+    public static StorageReader openReader(Path checkpoint, FileOptions options) throws IOException {
+        Path path = checkpoint.toAbsolutePath();
+        if (Files.isDirectory(path)) {
+            throw new IOException(path + " is a directory, not a checkpoint file");
         }
-        long size = Files.size(path);
-        return new FileReader(path, IoFile.open(path, options), size);
+        cleanUpIfIdle(path);
+        Path sidecar = Sidecar.of(path);
+        // A save may replace the pair while we look: retry until the sidecar and the file we
+        // opened did not change around the open.
+        for (int attempt = 1; ; attempt++) {
+            Optional<Sidecar.Doc> before = Sidecar.read(sidecar);
+            OptionalLong inode;
+            try {
+                inode = inodeOf(path);
+            } catch (NoSuchFileException e) {
+                if (before.isPresent() && before.get().pending()) {
+                    throw new NoSuchFileException(path.toString(), null,
+                            "a save to it was interrupted before its data was in place");
+                }
+                throw new NoSuchFileException(path.toString(), null, "no such checkpoint file");
+            }
+            IoFile io = IoFile.open(path, options);
+            try {
+                long size = Files.size(path);
+                if (inodeOf(path).equals(inode) && Sidecar.read(sidecar).equals(before)) {
+                    Map<String, Object> metadata = Map.of();
+                    if (before.isPresent()) {
+                        metadata = before.get().describing(inode, size).orElseThrow(() -> new IOException(
+                                String.format("%s is not the file its manifest %s describes: %s", path, sidecar,
+                                        before.get().pending() ? "a save to it was interrupted and the file "
+                                                + "under that name is neither its old nor its new data"
+                                                : "it was replaced or changed by something other than dgen4j")))
+                                .metadata();
+                    }
+                    return new FileReader(path, io, size, metadata);
+                }
+                if (attempt == OPEN_ATTEMPTS) {
+                    throw new IOException(path + " kept being replaced while it was opened (" + OPEN_ATTEMPTS
+                            + " attempts): is a save running in a loop?");
+                }
+            } catch (IOException | RuntimeException e) {
+                io.close();
+                throw e;
+            }
+            io.close();
+        }
+    }
+
+    /**
+     * Removes what killed saves of {@code target} left (hidden temporary data and sidecar files),
+     * if no save of it is running now; returns the files removed.
+     */
+    public static List<Path> cleanUpIfIdle(Path target) {
+        target = target.toAbsolutePath();
+        Optional<TargetLock> lock;
+        try {
+            lock = TargetLock.tryAcquire(target);
+        } catch (IOException | RuntimeException e) {
+            // A read-only directory, or one we may not write: nothing we could remove anyway.
+            LOG.debug("no clean-up of {}: {}", target, e.toString());
+            return List.of();
+        }
+        if (lock.isEmpty()) {
+            return List.of();
+        }
+        try (TargetLock held = lock.get()) {
+            return removeStaleTemps(target);
+        }
+    }
+
+    /** Removes the temporary files of {@code target}; the caller holds its lock, so their owners are gone. */
+    private static List<Path> removeStaleTemps(Path target) {
+        String name = target.getFileName().toString();
+        String dataPrefix = "." + name + TEMP_MARK;
+        String sidecarPrefix = "." + name + Sidecar.SUFFIX + TEMP_MARK;
+        List<Path> removed = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(target.getParent(),
+                p -> p.getFileName().toString().startsWith("." + name))) {
+            for (Path p : entries) {
+                String n = p.getFileName().toString();
+                if (!n.endsWith(TEMP_SUFFIX) || !(n.startsWith(dataPrefix) || n.startsWith(sidecarPrefix))) {
+                    continue;
+                }
+                try {
+                    long size = Files.size(p);
+                    if (Files.deleteIfExists(p)) {
+                        removed.add(p);
+                        LOG.warn("removed {} ({} bytes), left by a save of {} that did not finish (pid {})",
+                                p, size, target, ownerPid(n));
+                    }
+                } catch (IOException e) {
+                    LOG.warn("could not remove the stale temporary file {}: {}", p, e.toString());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("could not look for stale temporary files of {}: {}", target, e.toString());
+        }
+        return removed;
+    }
+
+    private static String ownerPid(String tempName) {
+        int at = tempName.lastIndexOf(TEMP_MARK) + TEMP_MARK.length();
+        int dash = tempName.indexOf('-', at);
+        return dash > at ? tempName.substring(at, dash) : "unknown";
+    }
+
+    /** Refuses targets that would clobber a checkpoint's sidecar, a lock or a temporary file. */
+    private static void refuseReservedName(Path target) throws IOException {
+        String name = target.getFileName().toString();
+        if (name.endsWith(Sidecar.SUFFIX)) {
+            throw new IOException(String.format("%s names a checkpoint's manifest (*%s): choose another target name",
+                    target, Sidecar.SUFFIX));
+        }
+        if (TargetLock.isLockName(name) || (name.startsWith(".") && name.contains(TEMP_MARK) && name.endsWith(TEMP_SUFFIX))) {
+            throw new IOException(target + " names one of dgen4j's lock or temporary files: choose another target name");
+        }
+    }
+
+    private static Path tempName(Path target) {
+        return target.resolveSibling(String.format(".%s%s%d-%08x%s", target.getFileName(), TEMP_MARK,
+                ProcessHandle.current().pid(), ThreadLocalRandom.current().nextInt(), TEMP_SUFFIX));
+    }
+
+    /** The inode of {@code p}, where the filesystem has them. */
+    static OptionalLong inodeOf(Path p) throws IOException {
+        try {
+            Object ino = Files.getAttribute(p, "unix:ino", LinkOption.NOFOLLOW_LINKS);
+            return ino instanceof Long l ? OptionalLong.of(l) : OptionalLong.empty();
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            return OptionalLong.empty();
+        }
     }
 
     /** The data path of one open file: native (O_DIRECT capable) or a FileChannel. */
@@ -183,18 +390,32 @@ public final class FileStorage {
         }
     }
 
+    /** Writes to a temporary file; commit() runs the commit protocol of docs/CHECKPOINTS.md. */
     private static final class FileWriter implements StorageWriter {
         private final Path target;
         private final Path temp;
         private final IoFile io;
         private final FileOptions options;
+        private final Map<String, Object> metadata;
+        private final TargetLock lock;
+        /** The sidecar entry describing the checkpoint now at the target, if there is one. */
+        private final Optional<Sidecar.Entry> previous;
         private volatile boolean done;
+        private boolean sidecarPlaced;
+        /** What is under the target's name now, for a failure's message. */
+        private volatile String state;
 
-        FileWriter(Path target, Path temp, IoFile io, FileOptions options) throws IOException {
+        FileWriter(Path target, Path temp, IoFile io, FileOptions options, Map<String, Object> metadata,
+                   TargetLock lock, boolean targetExisted) throws IOException {
             this.target = target;
             this.temp = temp;
             this.io = io;
             this.options = options;
+            this.metadata = metadata;
+            this.lock = lock;
+            this.previous = describedEntry(target, Sidecar.of(target));
+            this.state = previous.isPresent() ? "the previous checkpoint at " + target + " is intact"
+                    : targetExisted ? target + " is as it was before the save" : "nothing was left at " + target;
             if (!io.direct() && options.fadvise() == FileOptions.Fadvise.SEQUENTIAL) {
                 io.advise(0, 0, FileOptions.Fadvise.SEQUENTIAL.advice);
             }
@@ -217,38 +438,124 @@ public final class FileStorage {
                 throw new IllegalStateException("writer for " + target + " is already committed or aborted");
             }
             try {
+                commitSteps();
+            } finally {
+                lock.close();
+            }
+        }
+
+        private void commitSteps() throws IOException {
+            Path dir = target.getParent();
+            Path sidecar = Sidecar.of(target);
+            boolean dataPlaced = false;
+            try {
                 if (options.fsync()) {
+                    step(CommitStep.DATA_FSYNC);
                     io.sync();
                 }
                 io.close();
-                try {
-                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-                }
+                Sidecar.Entry next = new Sidecar.Entry(metadata, inodeOf(temp), Files.size(temp));
+                // 1. A pending sidecar that describes both the old data (still in place) and the new.
+                writeSidecar(sidecar, Sidecar.write(next, true, previous), CommitStep.SIDECAR_WRITE,
+                        CommitStep.SIDECAR_FSYNC, CommitStep.SIDECAR_RENAME, CommitStep.SIDECAR_DIR_FSYNC);
+                // 2. The data: from here on the new checkpoint is what readers see.
+                step(CommitStep.DATA_RENAME);
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+                dataPlaced = true;
+                state = "the new checkpoint is in place at " + target + ", but it may not survive a power loss "
+                        + "(the directory was not synced)";
                 if (options.fsync()) {
-                    syncDirectory(target.toAbsolutePath().getParent());
+                    step(CommitStep.DATA_DIR_FSYNC);
+                    syncDirectory(dir);
                 }
+                state = "the new checkpoint is in place at " + target;
                 done = true;
-            } catch (IOException | RuntimeException e) {
-                abort();
+            } catch (IOException | RuntimeException | Error e) {
+                if (!dataPlaced) {
+                    if (sidecarPlaced && previous.isEmpty()) {
+                        // It describes only data that will never arrive: without it, the target
+                        // is as it was (no checkpoint, or a file that was not one).
+                        removeQuietly(sidecar);
+                    }
+                    abort();
+                }
                 throw e;
             }
+            // 3. The sidecar without the old entry. The pair is already complete and durable; a
+            // failure here leaves the pending sidecar, which readers resolve by inode.
+            try {
+                writeSidecar(sidecar, Sidecar.write(new Sidecar.Entry(metadata, inodeOf(target), Files.size(target)),
+                        false, Optional.empty()), CommitStep.FINAL_WRITE, CommitStep.FINAL_FSYNC,
+                        CommitStep.FINAL_RENAME, CommitStep.FINAL_DIR_FSYNC);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("{} is complete, but its manifest still lists the previous checkpoint too: {}",
+                        target, e.toString());
+            }
+        }
+
+        /** The entry of the current sidecar that describes the file now at {@code target}, with its identity. */
+        private static Optional<Sidecar.Entry> describedEntry(Path target, Path sidecar) {
+            try {
+                OptionalLong inode = inodeOf(target);
+                long size = Files.size(target);
+                return Sidecar.read(sidecar).flatMap(d -> d.describing(inode, size))
+                        .map(e -> new Sidecar.Entry(e.metadata(), inode, size));
+            } catch (IOException | RuntimeException e) {
+                // No file, or no readable sidecar: there is no previous checkpoint to keep describing.
+                return Optional.empty();
+            }
+        }
+
+        /** Writes, fsyncs and renames a sidecar into place, then fsyncs the directory. */
+        private void writeSidecar(Path sidecar, byte[] json, CommitStep write, CommitStep sync, CommitStep rename,
+                                  CommitStep dirSync) throws IOException {
+            Path tmp = tempName(sidecar);
+            try {
+                step(write);
+                try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                    ByteBuffer bb = ByteBuffer.wrap(json);
+                    while (bb.hasRemaining()) {
+                        ch.write(bb);
+                    }
+                    if (options.fsync()) {
+                        step(sync);
+                        ch.force(true);
+                    }
+                }
+                step(rename);
+                Files.move(tmp, sidecar, StandardCopyOption.ATOMIC_MOVE);
+                sidecarPlaced = true;
+            } catch (IOException | RuntimeException | Error e) {
+                removeQuietly(tmp);
+                throw e;
+            }
+            if (options.fsync()) {
+                step(dirSync);
+                syncDirectory(sidecar.getParent());
+            }
+        }
+
+        private void step(CommitStep step) throws IOException {
+            stepHook.before(step, target);
         }
 
         @Override
         public void abort() {
-            done = true;
-            try {
-                io.close();
-            } catch (IOException | RuntimeException e) {
-                LOG.debug("closing {} after a failure: {}", temp, e.toString());
+            if (!done) {
+                done = true;
+                try {
+                    io.close();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("closing {} after a failure: {}", temp, e.toString());
+                }
+                removeQuietly(temp);
             }
-            try {
-                Files.deleteIfExists(temp);
-            } catch (IOException e) {
-                LOG.warn("could not remove the partial file {}: {}", temp, e.toString());
-            }
+            lock.close();
+        }
+
+        @Override
+        public String state() {
+            return state;
         }
 
         @Override
@@ -266,9 +573,15 @@ public final class FileStorage {
 
         @Override
         public void close() {
-            if (!done) {
-                abort();
-            }
+            abort();
+        }
+    }
+
+    private static void removeQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            LOG.warn("could not remove {}: {}", p, e.toString());
         }
     }
 
@@ -278,7 +591,7 @@ public final class FileStorage {
         }
     }
 
-    private record FileReader(Path path, IoFile io, long size) implements StorageReader {
+    private record FileReader(Path path, IoFile io, long size, Map<String, Object> metadata) implements StorageReader {
         @Override
         public long read(long offset, MemorySegment dst) throws IOException {
             return io.read(offset, dst);

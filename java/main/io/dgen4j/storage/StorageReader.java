@@ -11,6 +11,12 @@ public interface StorageReader extends AutoCloseable {
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; returns the count (short only at the end). */
     long read(long offset, MemorySegment dst) throws IOException;
 
+    /**
+     * The metadata saved with the object (for a file, the sidecar entry that describes this very
+     * file); empty when it has none.
+     */
+    java.util.Map<String, Object> metadata();
+
     /** Whether reads bypass the page cache (O_DIRECT). */
     boolean directIo();
 

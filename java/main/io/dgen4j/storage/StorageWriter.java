@@ -17,13 +17,19 @@ public interface StorageWriter extends AutoCloseable {
     /** Removes everything written so far; idempotent, never throws. */
     void abort();
 
+    /**
+     * What is under the final name now, for a failure's message: e.g. "the previous checkpoint is
+     * intact", "nothing was left", "the new checkpoint is in place".
+     */
+    String state();
+
     /** Whether writes bypass the page cache (O_DIRECT). */
     boolean directIo();
 
     /** A one-line description for results, e.g. {@code file /x (O_DIRECT, fsync)}. */
     String description();
 
-    /** Aborts unless committed. */
+    /** Aborts unless committed, and releases the target. */
     @Override
     void close();
 }

@@ -63,7 +63,10 @@ class StreamingCheckpointTest {
         assertTrue(r.peakRssBytes() > 0);
         assertTrue(r.generationSeconds() > 0 && r.ioSeconds() > 0 && r.totalSeconds() >= r.ioSeconds());
         assertEquals(List.of(), leftovers(dir));
-        Manifest m = Manifest.parse(Files.readAllBytes(StreamingCheckpoint.manifestPath(f)), "manifest");
+        Manifest m;
+        try (var reader = io.dgen4j.storage.FileStorage.openReader(f, FileOptions.defaults())) {
+            m = Manifest.fromMetadata(reader.metadata(), "manifest");
+        }
         assertEquals(DATA.toBuilder().size(size).build(), m.spec());
 
         LoadResult l = small().build().load(f.toString(), true);
@@ -108,7 +111,11 @@ class StreamingCheckpointTest {
         assertTrue(e.getMessage().contains("holds 3000000 bytes but its manifest says 4000000"), e.getMessage());
         var none = assertThrows(CheckpointException.class,
                 () -> small().build().load(dir.resolve("nothing.bin").toString(), false));
-        assertTrue(none.getMessage().startsWith("no manifest for "), none.getMessage());
+        assertTrue(none.getMessage().matches("checkpoint .*nothing.bin does not exist"), none.getMessage());
+        Files.write(dir.resolve("plain.bin"), new byte[100]);
+        var plain = assertThrows(CheckpointException.class,
+                () -> small().build().load(dir.resolve("plain.bin").toString(), false));
+        assertTrue(plain.getMessage().startsWith("no manifest for "), plain.getMessage());
     }
 
     @Test
