@@ -12,11 +12,11 @@
 
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::sys;
 
 /// Alignment of buffer addresses, offsets and lengths for O_DIRECT.
 pub const ALIGN: u64 = 4096;
@@ -32,19 +32,6 @@ pub const FLAG_DIRECT: u32 = 8;
 /// Use O_DIRECT or fail.
 pub const FLAG_REQUIRE_DIRECT: u32 = 16;
 const KNOWN_FLAGS: u32 = FLAG_READ | FLAG_WRITE | FLAG_CREATE_NEW | FLAG_DIRECT | FLAG_REQUIRE_DIRECT;
-
-const O_DIRECT: i32 = 0o40000; // x86-64 and aarch64 Linux
-const F_GETFL: i32 = 3;
-const F_SETFL: i32 = 4;
-const FALLOC_FL_KEEP_SIZE: i32 = 1;
-const EINVAL: i32 = 22;
-const EOPNOTSUPP: i32 = 95;
-
-extern "C" {
-    fn fcntl(fd: i32, cmd: i32, ...) -> i32;
-    fn fallocate(fd: i32, mode: i32, offset: i64, len: i64) -> i32;
-    fn posix_fadvise(fd: i32, offset: i64, len: i64, advice: i32) -> i32;
-}
 
 /// An open checkpoint file.
 #[derive(Debug)]
@@ -93,7 +80,7 @@ impl DirectFile {
         let write = flags & FLAG_WRITE != 0;
         let mut direct = false;
         if flags & (FLAG_DIRECT | FLAG_REQUIRE_DIRECT) != 0 {
-            match set_direct(&file) {
+            match sys::set_direct(&file) {
                 Ok(()) => direct = true,
                 Err(e) if flags & FLAG_REQUIRE_DIRECT != 0 => {
                     return Err(Error::io(format!(
@@ -112,14 +99,9 @@ impl DirectFile {
         };
         if write && preallocate > 0 {
             let len = i64::try_from(preallocate).map_err(|_| Error::invalid("preallocate exceeds 2^63"))?;
-            // SAFETY: fallocate only reads its integer arguments; the descriptor is owned by `file`.
-            let rc = unsafe { fallocate(file.as_raw_fd(), FALLOC_FL_KEEP_SIZE, 0, len) };
-            if rc != 0 {
-                let e = io::Error::last_os_error();
-                // Filesystems without fallocate simply skip the reservation.
-                if e.raw_os_error() != Some(EOPNOTSUPP) {
-                    return Err(Error::io(format!("cannot reserve {preallocate} bytes for {}: {e}", path.display())));
-                }
+            // Filesystems without fallocate simply skip the reservation (Ok(false)).
+            if let Err(e) = sys::reserve(&file, len) {
+                return Err(Error::io(format!("cannot reserve {preallocate} bytes for {}: {e}", path.display())));
             }
         }
         Ok(DirectFile { path: path.to_path_buf(), file, tail, direct })
@@ -178,16 +160,8 @@ impl DirectFile {
         let (Ok(off), Ok(n)) = (i64::try_from(offset), i64::try_from(len)) else {
             return Err(Error::invalid("fadvise range exceeds 2^63"));
         };
-        // SAFETY: posix_fadvise only reads its integer arguments; the descriptor is owned by `file`.
-        let rc = unsafe { posix_fadvise(self.file.as_raw_fd(), off, n, advice) };
-        if rc != 0 {
-            return Err(Error::io(format!(
-                "fadvise({advice}) on {} failed: {}",
-                self.path.display(),
-                io::Error::from_raw_os_error(rc)
-            )));
-        }
-        Ok(())
+        sys::fadvise(&self.file, off, n, advice)
+            .map_err(|e| Error::io(format!("fadvise({advice}) on {} failed: {e}", self.path.display())))
     }
 
     /// Makes written data durable (fsync).
@@ -208,25 +182,6 @@ impl DirectFile {
     fn tail_file(&self) -> &File {
         self.tail.as_ref().unwrap_or(&self.file)
     }
-}
-
-fn set_direct(file: &File) -> io::Result<()> {
-    let fd = file.as_raw_fd();
-    // SAFETY: F_GETFL takes no further argument and only reads the descriptor's flags.
-    let flags = unsafe { fcntl(fd, F_GETFL) };
-    if flags < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: F_SETFL takes one int argument; it changes only this descriptor's status flags.
-    if unsafe { fcntl(fd, F_SETFL, flags | O_DIRECT) } != 0 {
-        let e = io::Error::last_os_error();
-        return Err(if e.raw_os_error() == Some(EINVAL) {
-            io::Error::new(io::ErrorKind::Unsupported, "O_DIRECT not supported (EINVAL)")
-        } else {
-            e
-        });
-    }
-    Ok(())
 }
 
 /// Reads until `buf` is full or end of file, retrying EINTR and short reads.

@@ -17,6 +17,7 @@ pub mod numa;
 pub mod pool;
 pub mod rng;
 pub mod simd;
+pub mod sys;
 
 use std::cell::RefCell;
 use std::ffi::c_char;

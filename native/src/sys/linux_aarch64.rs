@@ -1,0 +1,62 @@
+//! Linux aarch64: the constants of [`super`].
+//!
+//! Values of the arm64 kernel UAPI and glibc headers (Debian 12's cross headers:
+//! linux-libc-dev-arm64-cross 6.1, libc6-dev-arm64-cross 2.36), kernel source paths named
+//! beside each. aarch64 overrides four open flags of the generic `fcntl.h` (`O_DIRECTORY`
+//! 0o40000, `O_NOFOLLOW` 0o100000, `O_DIRECT` 0o200000, `O_LARGEFILE` 0o400000) and takes its
+//! syscall numbers from `asm-generic/unistd.h`. `tests/sys_constants.rs` compiles a C file
+//! with `aarch64-linux-gnu-gcc -S` and compares every value.
+
+#![allow(non_upper_case_globals)]
+
+use std::ffi::{c_int, c_long};
+
+constants! {
+    /// `fcntl(F_SETFL)` flag: I/O bypasses the page cache. Not the generic 0o40000, which is
+    /// `O_DIRECTORY` here (and which F_SETFL silently ignores).
+    O_DIRECT: c_int = 0o200000; "arch/arm64/include/uapi/asm/fcntl.h; glibc sysdeps/unix/sysv/linux/aarch64/bits/fcntl.h"
+    /// `fcntl` command: read the file status flags.
+    F_GETFL: c_int = 3; "include/uapi/asm-generic/fcntl.h"
+    /// `fcntl` command: set the file status flags.
+    F_SETFL: c_int = 4; "include/uapi/asm-generic/fcntl.h"
+    /// `fallocate` mode: reserve blocks without changing the file size.
+    FALLOC_FL_KEEP_SIZE: c_int = 1; "include/uapi/linux/falloc.h"
+    /// `posix_fadvise`: no advice.
+    POSIX_FADV_NORMAL: c_int = 0; "include/uapi/linux/fadvise.h; glibc bits/fcntl-linux.h"
+    /// `posix_fadvise`: random access.
+    POSIX_FADV_RANDOM: c_int = 1; "include/uapi/linux/fadvise.h; glibc bits/fcntl-linux.h"
+    /// `posix_fadvise`: sequential access.
+    POSIX_FADV_SEQUENTIAL: c_int = 2; "include/uapi/linux/fadvise.h; glibc bits/fcntl-linux.h"
+    /// `posix_fadvise`: read ahead.
+    POSIX_FADV_WILLNEED: c_int = 3; "include/uapi/linux/fadvise.h; glibc bits/fcntl-linux.h"
+    /// `posix_fadvise`: drop the range from the page cache (6 on s390x only).
+    POSIX_FADV_DONTNEED: c_int = 4; "include/uapi/linux/fadvise.h; glibc bits/fcntl-linux.h"
+    /// `posix_fadvise`: data used once (7 on s390x only).
+    POSIX_FADV_NOREUSE: c_int = 5; "include/uapi/linux/fadvise.h; glibc bits/fcntl-linux.h"
+    /// errno: invalid argument (how F_SETFL refuses O_DIRECT).
+    EINVAL: c_int = 22; "include/uapi/asm-generic/errno-base.h"
+    /// errno: operation not supported (a filesystem without `fallocate`).
+    EOPNOTSUPP: c_int = 95; "include/uapi/asm-generic/errno.h"
+    /// `mmap` protection: readable.
+    PROT_READ: c_int = 0x1; "include/uapi/asm-generic/mman-common.h"
+    /// `mmap` protection: writable.
+    PROT_WRITE: c_int = 0x2; "include/uapi/asm-generic/mman-common.h"
+    /// `mmap` flag: private copy-on-write mapping.
+    MAP_PRIVATE: c_int = 0x02; "include/uapi/linux/mman.h"
+    /// `mmap` flag: no file behind the mapping.
+    MAP_ANONYMOUS: c_int = 0x20; "include/uapi/asm-generic/mman-common.h"
+    /// `mmap` flag: no swap reservation.
+    MAP_NORESERVE: c_int = 0x4000; "include/uapi/asm-generic/mman.h, via arch/arm64/include/uapi/asm/mman.h"
+    /// `madvise`: back the range with transparent huge pages.
+    MADV_HUGEPAGE: c_int = 14; "include/uapi/asm-generic/mman-common.h"
+    /// `sysconf` name: the page size (a glibc enum value, the same on every architecture).
+    _SC_PAGESIZE: c_int = 30; "glibc posix/bits/confname.h"
+    /// Memory policy mode: allocate only on the given nodes.
+    MPOL_BIND: c_int = 2; "include/uapi/linux/mempolicy.h, an enum"
+    /// `get_mempolicy` flag: the policy of the page at an address.
+    MPOL_F_ADDR: c_int = 1 << 1; "include/uapi/linux/mempolicy.h"
+    /// Syscall number of `mbind` (glibc has no wrapper; libnuma's is not linked).
+    SYS_mbind: c_long = 235; "include/uapi/asm-generic/unistd.h"
+    /// Syscall number of `get_mempolicy`.
+    SYS_get_mempolicy: c_long = 236; "include/uapi/asm-generic/unistd.h"
+}
