@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -114,7 +116,22 @@ public final class FileStorage {
             throw new IOException("target " + target + " is a directory");
         }
         refuseReservedName(target);
-        TargetLock lock = TargetLock.acquire(target);
+        Path sidecar = Sidecar.of(target);
+        if (Files.exists(sidecar, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(sidecar, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(String.format("%s is in the way of the checkpoint's manifest: it is not a regular file",
+                    sidecar));
+        }
+        TargetLock lock;
+        try {
+            lock = TargetLock.acquire(target);
+        } catch (FileSystemException e) {
+            if (e instanceof NoSuchFileException) {
+                throw e;
+            }
+            throw new IOException(String.format("cannot create files in %s: %s", dir,
+                    e.getReason() != null ? e.getReason() : e instanceof AccessDeniedException ? "permission denied"
+                            : e.getMessage()), e);
+        }
         try {
             removeStaleTemps(target);
             boolean existed = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
