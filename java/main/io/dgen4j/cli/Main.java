@@ -56,12 +56,11 @@ public final class Main {
         return msg == null || msg.isBlank() ? ex.toString() : msg;
     }
 
-    /** Version from the jar manifest, else "dev". */
+    /** The project version the build filtered into the jar ({@link BuildVersion}). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"dgen4j " + (v == null ? "dev" : v)};
+            return new String[] {BuildVersion.line()};
         }
     }
 }
