@@ -5,7 +5,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code dgen4j} command line: the only part of dgen4j that prints. */
+// scope INHERIT: every subcommand's --version prints the same line (versionProvider is inherited)
 @Command(name = "dgen4j", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        scope = CommandLine.ScopeType.INHERIT,
         description = "Synthetic ML-checkpoint data at memory speed, with exact dedup and compression ratios.",
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
                 GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
