@@ -82,7 +82,7 @@ final class CompareCommand implements Callable<Integer> {
             ComparePlot.write(plot, o.streaming(), o.old());
             return null;
         } catch (IOException e) {
-            return Main.describe(e);
+            return e.getMessage(); // ComparePlot says what failed and where, in one line
         }
     }
 
