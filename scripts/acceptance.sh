@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Acceptance check run by `./build verify` after the CLI jar is packaged: the same stream, byte
 # for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout; and a
-# checkpoint saved in pure-Java mode verified by the native core.
+# checkpoint saved in pure-Java mode verified by the native core; every command's --json output
+# (bench's too) parsed as one JSON document; --version.
 # Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR
 set -euo pipefail
 java="$1/bin/java"; jar="$2"; work="$3"
@@ -33,6 +34,68 @@ sleep 1; kill -TERM "$pid"; wait "$pid" || true
 if ls -A "$work" | grep -q "big.bin"; then failed=$((failed+1)); echo "acceptance: a signal left $(ls -A "$work" | grep big.bin)" >&2
 elif ! grep -q "interrupted" "$work/int.err"; then failed=$((failed+1)); echo "acceptance: the signalled save said: $(cat "$work/int.err")" >&2
 else passed=$((passed+1)); fi
+# Every --json output is one JSON document on stdout, read by a real parser (Python's json, with
+# NaN/Infinity refused: they are not JSON), with the fields a consumer reads typed as numbers.
+# Stderr goes to a file: it must not hold a progress bar (stderr is not a terminal here).
+command -v python3 >/dev/null 2>&1 || { echo "acceptance: python3 is needed to parse the --json outputs (apt-get install python3)" >&2; exit 1; }
+json_check() { # json_check LABEL PYTHON-EXPR -- COMMAND...: runs COMMAND, parses its stdout as j, asserts EXPR
+  local label="$1" expr="$2"; shift 3
+  local rc=0
+  "$@" >"$work/json.out" 2>"$work/json.err" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    failed=$((failed+1)); echo "acceptance: $label exited $rc: $(tail -n 3 "$work/json.err")" >&2; return 0
+  fi
+  if grep -q $'\r' "$work/json.err"; then
+    failed=$((failed+1)); echo "acceptance: $label drew a progress bar on a redirected stderr" >&2; return 0
+  fi
+  if python3 - "$label" "$expr" "$work/json.out" <<'PY'
+import json, os, sys
+label, expr, path = sys.argv[1], sys.argv[2], sys.argv[3]
+def no_constant(c):
+    raise ValueError("not JSON: " + c)
+try:
+    with open(path, encoding="ascii") as f:   # the CLI escapes every non-ASCII character
+        j = json.load(f, parse_constant=no_constant)
+except ValueError as e:   # JSONDecodeError, UnicodeDecodeError, a NaN
+    sys.exit(f"acceptance: {label}: stdout is not one JSON document: {e}")
+if not eval(expr, {"j": j, "env": os.environ, "isnum": lambda v: type(v) in (int, float), "isint": lambda v: type(v) is int}):
+    sys.exit(f"acceptance: {label}: {expr} is false for {json.dumps(j)[:600]}")
+PY
+  then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: $label stdout began: $(head -c 300 "$work/json.out")" >&2; fi
+}
+odd="$work/we\"ird\\ dir"   # a quote, a backslash and a space, which the JSON must escape
+mkdir -p "$odd"
+json_check "generate --json" 'j["bytes"] == 1048576 and j["seed"] == "7" and isnum(j["fillGBps"]) and j["out"] is None' \
+  -- run -jar "$jar" generate --size 1MiB --seed 7 --json
+EXPECT_TARGET="$odd/c.bin" \
+json_check "save --json" 'j["target"] == env["EXPECT_TARGET"] and isint(j["totalBytes"]) and j["totalBytes"] == 40000007 and isnum(j["totalGBps"])' \
+  -- run -jar "$jar" save "$odd/c.bin" --size 40000007 --chunk 4MiB --seed 5 --json
+json_check "load --json" 'j["totalBytes"] == 40000007 and j["verified"] is False and isnum(j["readGBps"])' \
+  -- run -jar "$jar" load "$odd/c.bin" --chunk 4MiB --json
+json_check "load --verify --json" 'j["verified"] is True and j["totalBytes"] == 40000007' \
+  -- run -jar "$jar" load "$odd/c.bin" --verify --chunk 4MiB --json
+json_check "compare --json" 'isint(j["streaming"]["peakRssBytes"]) and isnum(j["memoryReduction"]) and j["plot"] is None' \
+  -- run -jar "$jar" compare --dir "$odd" --size 16MiB --chunk 4MiB --json
+json_check "info --json" 'j["generator"] in ("native", "java") and isint(j["usableCpus"]) and isinstance(j["numaNodes"], list)' \
+  -- run -jar "$jar" info --json
+json_check "quickstart --json" 'j["load"]["verified"] is True and j["save"]["totalBytes"] == 16777216' \
+  -- run -jar "$jar" quickstart --dir "$odd" --size 16MiB --chunk 4MiB --json
+rm -rf "$odd"
+# bench --json in its quickest form (8 forked JMH runs of 1 s; ~20 s): JMH and the forked VMs
+# print on stderr, stdout holds the JSON array alone.
+target="$(dirname "$jar")"
+if [ -f "$target/test-classes/META-INF/BenchmarkList" ] && [ -f "$target/bench.classpath" ]; then
+  json_check "bench --json" 'len(j) == 8 and all(isint(c["bytes"]) and c["threads"] == 1 and (c["gbps"] is None or isnum(c["gbps"])) for c in j)' \
+    -- run --add-modules=jdk.incubator.vector -cp "$target/test-classes:$target/classes:$(cat "$target/bench.classpath")" \
+       io.dgen4j.bench.BenchMain --json --quick --sizes 64KiB --threads 1 --warmup 0 --iterations 1 --time 1
+else
+  failed=$((failed+1)); echo "acceptance: bench --json not checked: $target/test-classes (JMH's BenchmarkList) or bench.classpath is missing" >&2
+fi
+# --version prints the pom's version (the jar is named after it).
+want="dgen4j $(basename "$jar" | sed -n 's/^dgen4j-\(.*\)-cli\.jar$/\1/p')"
+got="$(run -jar "$jar" --version)"
+if [ "$got" = "$want" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: --version printed '$got', expected '$want'" >&2; fi
+rm -f "$work/json.out" "$work/json.err"
 size="$(stat -c %s "$work/t1")"
 if [ "$size" = "268435456" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: size $size" >&2; fi
 rm -f "$work/t1" "$work/t2" "$work/java" "$work/int.err"

@@ -1,6 +1,12 @@
 package io.dgen4j.bench;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,7 +18,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.format.OutputFormat;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
@@ -43,6 +53,8 @@ public final class BenchMain {
         NAMES.put("throughJava", "native-ffm-call");
         NAMES.put("insideRust", "native-in-rust");
     }
+
+    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     /** One measured case. */
     record Case(String name, long bytes, int threads, double gbps) {}
@@ -107,12 +119,11 @@ public final class BenchMain {
                 .measurementIterations(iterations).measurementTime(TimeValue.seconds(time))
                 .forks(forks)
                 .jvmArgs(jvm.toArray(String[]::new))
-                .verbosity(json ? VerboseMode.SILENT : VerboseMode.NORMAL)
                 .shouldFailOnError(true);
         if (!quick && sizeList.contains(Long.toString(64 << 10))) {
             ob.include(FfmOverheadBenchmark.class.getName() + "\\.");
         }
-        Collection<RunResult> results = new Runner(ob.build()).run();
+        Collection<RunResult> results = runQuietly(ob.build(), json ? VerboseMode.SILENT : VerboseMode.NORMAL);
         List<Case> cases = new ArrayList<>();
         for (RunResult r : results) {
             String method = r.getParams().getBenchmark();
@@ -140,20 +151,60 @@ public final class BenchMain {
         }
     }
 
+    /**
+     * Runs JMH with all its output on stderr, so that stdout carries only the summary or the JSON.
+     * JMH's own report goes to a stderr {@link OutputFormat}; what the forked VMs print (JVM
+     * warnings, benchmark output), which JMH relays to the host's {@code System.out}, is sent to
+     * stderr by pointing {@code System.out} there for the duration of the run.
+     */
+    static Collection<RunResult> runQuietly(Options options, VerboseMode verbosity) throws RunnerException {
+        PrintStream stdout = System.out;
+        OutputFormat format = OutputFormatFactory.createFormatInstance(System.err, verbosity);
+        System.setOut(System.err);
+        try {
+            return new Runner(options, format).run();
+        } finally {
+            System.out.flush();
+            System.setOut(stdout);
+        }
+    }
+
     static int order(String name) {
         int i = new ArrayList<>(NAMES.values()).indexOf(name);
         return i < 0 ? Integer.MAX_VALUE : i;
     }
 
+    /**
+     * The cases as a JSON array of {@code {"name","bytes","threads","gbps"}}, one per line, written
+     * by jackson-core: names escaped, bytes exact, GB/s rounded to 3 decimals, a non-finite rate
+     * (a failed measurement) as {@code null}.
+     */
     static String json(List<Case> cases) {
         StringBuilder sb = new StringBuilder("[");
         for (int i = 0; i < cases.size(); i++) {
-            Case c = cases.get(i);
-            sb.append(i == 0 ? "\n  " : ",\n  ");
-            sb.append(String.format(Locale.ROOT, "{\"name\":\"%s\",\"bytes\":%d,\"threads\":%d,\"gbps\":%.3f}",
-                    c.name, c.bytes, c.threads, c.gbps));
+            sb.append(i == 0 ? "\n  " : ",\n  ").append(json(cases.get(i)));
         }
-        return sb.append("\n]").toString();
+        return sb.append(cases.isEmpty() ? "]" : "\n]").toString();
+    }
+
+    private static String json(Case c) {
+        StringWriter sw = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(sw)) {
+            g.writeStartObject();
+            g.writeStringField("name", c.name);
+            g.writeNumberField("bytes", c.bytes);
+            g.writeNumberField("threads", c.threads);
+            g.writeFieldName("gbps");
+            if (Double.isFinite(c.gbps)) {
+                g.writeNumber(Math.round(c.gbps * 1000.0) / 1000.0);
+            } else {
+                g.writeNull();
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing the benchmark JSON failed: " + e.getMessage(), e);
+        }
+        return sw.toString();
     }
 
     /** The last-level cache size from sysfs (0 when unknown). */

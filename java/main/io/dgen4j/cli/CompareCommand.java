@@ -29,7 +29,8 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "1GiB", converter = ByteSize.class, description = "Checkpoint size (default ${DEFAULT-VALUE}).")
     long size;
 
-    @Option(names = "--plot", paramLabel = "PNG", description = "Draw memory and throughput over time into this PNG.")
+    @Option(names = "--plot", paramLabel = "PNG", description = {"Draw memory and throughput over time into this PNG.",
+            "Where it cannot be drawn (no fonts) the results still print, then one line on stderr says why."})
     Path plot;
 
     @Option(names = "--keep", description = "Keep the two checkpoint files (default: remove them).")
@@ -41,30 +42,56 @@ final class CompareCommand implements Callable<Integer> {
     @Mixin
     CheckpointOptions options;
 
+    @Mixin
+    ProgressOptions progress;
+
     record Outcome(SaveResult streaming, SaveResult old) {}
 
     @Override
     public Integer call() throws IOException {
-        Outcome o = run(command.commandLine().getErr(), resolveDir(dir), size, options, !json, keep);
+        Outcome o = run(command.commandLine().getErr(), resolveDir(dir), size, options, progress.wanted(), keep);
         PrintWriter out = command.commandLine().getOut();
-        if (plot != null) {
-            ComparePlot.write(plot, o.streaming(), o.old());
-        }
+        String plotError = plot == null ? null : drawPlot(plot, o);
         if (json) {
             Map<String, Object> m = Json.object();
             m.put("streaming", o.streaming().toMap());
             m.put("preallocated", o.old().toMap());
             m.put("memoryReduction", (double) o.old().peakRssBytes() / Math.max(1, o.streaming().peakRssBytes()));
-            m.put("plot", plot == null ? null : plot.toString());
+            m.put("plot", plot == null || plotError != null ? null : plot.toString());
+            if (plotError != null) {
+                m.put("plotError", plotError);
+            }
             out.println(Json.write(m));
         } else {
             Reports.compare(out, o.streaming(), o.old());
-            if (plot != null) {
+            if (plot != null && plotError == null) {
                 out.println("plot: " + plot);
             }
         }
         out.flush();
+        reportPlotError(command.commandLine().getErr(), plotError);
         return 0;
+    }
+
+    /**
+     * Draws the plot; returns null, or the reason it was not drawn. A plot that cannot be drawn
+     * (no fonts) does not fail the command: the measurements it would show are printed anyway.
+     */
+    static String drawPlot(Path plot, Outcome o) {
+        try {
+            ComparePlot.write(plot, o.streaming(), o.old());
+            return null;
+        } catch (IOException e) {
+            return e.getMessage(); // ComparePlot says what failed and where, in one line
+        }
+    }
+
+    /** One line on stderr, after the results, when the plot was asked for and not drawn. */
+    static void reportPlotError(PrintWriter err, String plotError) {
+        if (plotError != null) {
+            err.println("dgen4j: " + plotError);
+            err.flush();
+        }
     }
 
     static Path resolveDir(Path dir) throws IOException {

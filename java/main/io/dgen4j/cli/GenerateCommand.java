@@ -54,6 +54,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
+    @Mixin
+    ProgressOptions progressOptions;
+
     @Option(names = "--numa-node", paramLabel = "N",
             description = "Bind the run to NUMA node N: workers pinned to its CPUs, buffers allocated on it.")
     Integer numaNode;
@@ -82,8 +85,7 @@ final class GenerateCommand implements Callable<Integer> {
         try (Generator gen = Generator.open(spec, choice.kind, data.threads, numaMode, node);
              Arena arena = Arena.ofConfined();
              WritableByteChannel ch = openOutput(toStdout);
-             Progress progress = new Progress(System.err,
-                     "generate", size, !json && !toStdout)) {
+             Progress progress = progressOptions.bar("generate", size)) {
             // Untouched until filled; on the node of the run when it is bound to one.
             MemorySegment buf = NodeBuffers.allocate(arena, Math.max(1, Math.min(chunk, Math.max(size, 1))),
                     gen instanceof NativeGenerator ? node : -1);
@@ -102,6 +104,7 @@ final class GenerateCommand implements Callable<Integer> {
                 progress.update(cursor.position());
             }
             double total = (System.nanoTime() - start) / 1e9;
+            progress.close(); // erased before the report, which may go to the same terminal (--out -)
             double fill = fillNanos / 1e9;
             Map<String, Object> r = Json.object();
             r.put("bytes", size);

@@ -1,78 +1,111 @@
 package io.dgen4j.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
-/** A minimal JSON writer for the CLI's machine output (objects, lists, strings, numbers, booleans). */
+/**
+ * The CLI's machine output: one JSON value written by jackson-core's {@link JsonGenerator} from
+ * maps, collections, strings, numbers and booleans.
+ *
+ * <p>Integral numbers are written exactly (a {@code long} keeps all 64 bits); doubles are written
+ * with Java's shortest round-trip form, and a non-finite double (NaN, infinity), which JSON cannot
+ * express, is written as {@code null}: the key stays, so a consumer sees the same fields every
+ * run. Strings are escaped as JSON demands, and every non-ASCII character is written as a
+ * {@code \\uXXXX} escape, so the output is plain ASCII and survives any {@code stdout} encoding
+ * (a POSIX locale prints {@code ?} for characters it cannot encode).
+ */
 final class Json {
+    private static final JsonFactory FACTORY = JsonFactory.builder()
+            .enable(JsonWriteFeature.ESCAPE_NON_ASCII)
+            .build();
+
     private Json() {}
 
-    static String write(Object value) {
-        StringBuilder sb = new StringBuilder();
-        write(sb, value);
-        return sb.toString();
-    }
-
+    /** An empty object whose keys keep their insertion order. */
     static Map<String, Object> object() {
         return new LinkedHashMap<>();
     }
 
-    private static void write(StringBuilder sb, Object v) {
+    /** {@code value} as one line of JSON (no trailing newline). */
+    static String write(Object value) {
+        StringWriter sw = new StringWriter();
+        try (JsonGenerator g = FACTORY.createGenerator(sw)) {
+            value(g, value);
+        } catch (IOException e) {
+            // a StringWriter does not fail; the generator only throws for misuse, which is a bug here
+            throw new UncheckedIOException("writing JSON failed: " + e.getMessage(), e);
+        }
+        return sw.toString();
+    }
+
+    private static void value(JsonGenerator g, Object v) throws IOException {
         switch (v) {
-            case null -> sb.append("null");
-            case String s -> string(sb, s);
-            case Boolean b -> sb.append(b);
-            case Double d -> sb.append(Double.isFinite(d) ? Double.toString(d) : "null");
-            case Float f -> write(sb, (double) f);
-            case Number n -> sb.append(n);
+            case null -> g.writeNull();
+            case String s -> g.writeString(s);
+            case Boolean b -> g.writeBoolean(b);
+            case Double d -> number(g, d);
+            case Float f -> {
+                if (Float.isFinite(f)) {
+                    g.writeNumber(f.floatValue()); // 0.1f prints 0.1, not its double expansion
+                } else {
+                    g.writeNull();
+                }
+            }
+            case Long l -> g.writeNumber(l);
+            case Integer i -> g.writeNumber(i);
+            case Short s -> g.writeNumber(s);
+            case Byte b -> g.writeNumber(b);
+            case BigInteger b -> g.writeNumber(b);
+            case BigDecimal b -> g.writeNumber(b);
+            case Number n -> number(g, n.doubleValue());
+            case Character c -> g.writeString(c.toString());
+            case Optional<?> o -> value(g, o.orElse(null));
+            case OptionalLong o -> value(g, o.isPresent() ? o.getAsLong() : null);
+            case OptionalInt o -> value(g, o.isPresent() ? o.getAsInt() : null);
+            case OptionalDouble o -> value(g, o.isPresent() ? o.getAsDouble() : null);
             case Map<?, ?> m -> {
-                sb.append('{');
-                boolean first = true;
+                g.writeStartObject();
                 for (Map.Entry<?, ?> e : m.entrySet()) {
-                    if (!first) {
-                        sb.append(',');
-                    }
-                    first = false;
-                    string(sb, String.valueOf(e.getKey()));
-                    sb.append(':');
-                    write(sb, e.getValue());
+                    g.writeFieldName(String.valueOf(e.getKey()));
+                    value(g, e.getValue());
                 }
-                sb.append('}');
+                g.writeEndObject();
             }
-            case List<?> l -> {
-                sb.append('[');
-                for (int i = 0; i < l.size(); i++) {
-                    if (i > 0) {
-                        sb.append(',');
-                    }
-                    write(sb, l.get(i));
+            case Collection<?> c -> {
+                g.writeStartArray();
+                for (Object o : c) {
+                    value(g, o);
                 }
-                sb.append(']');
+                g.writeEndArray();
             }
-            default -> string(sb, v.toString());
+            default -> {
+                if (v.getClass().isArray()) {
+                    throw new IllegalArgumentException("JSON of an array (" + v.getClass().getSimpleName()
+                            + "): pass a List");
+                }
+                g.writeString(v.toString()); // paths, URIs, enums and the like print as their text
+            }
         }
     }
 
-    private static void string(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
+    private static void number(JsonGenerator g, double d) throws IOException {
+        if (Double.isFinite(d)) {
+            g.writeNumber(d);
+        } else {
+            g.writeNull();
         }
-        sb.append('"');
     }
 }

@@ -31,12 +31,15 @@ final class LoadCommand implements Callable<Integer> {
     @Mixin
     CheckpointOptions options;
 
+    @Mixin
+    ProgressOptions progress;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         long size = sizeOf();
         LoadResult r;
-        try (Progress bar = new Progress(System.err, verify ? "load+verify" : "load", size, !json)) {
+        try (Progress bar = progress.bar(verify ? "load+verify" : "load", size)) {
             r = options.build(bar::update).load(target, verify);
         }
         if (json) {

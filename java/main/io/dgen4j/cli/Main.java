@@ -5,7 +5,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code dgen4j} command line: the only part of dgen4j that prints. */
+// scope INHERIT: every subcommand's --version prints the same line (versionProvider is inherited)
 @Command(name = "dgen4j", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        scope = CommandLine.ScopeType.INHERIT,
         description = "Synthetic ML-checkpoint data at memory speed, with exact dedup and compression ratios.",
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
                 GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
@@ -56,12 +58,11 @@ public final class Main {
         return msg == null || msg.isBlank() ? ex.toString() : msg;
     }
 
-    /** Version from the jar manifest, else "dev". */
+    /** The project version the build filtered into the jar ({@link BuildVersion}). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"dgen4j " + (v == null ? "dev" : v)};
+            return new String[] {BuildVersion.line()};
         }
     }
 }

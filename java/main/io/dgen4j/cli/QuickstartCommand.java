@@ -42,6 +42,9 @@ final class QuickstartCommand implements Callable<Integer> {
     @Mixin
     CheckpointOptions options;
 
+    @Mixin
+    ProgressOptions progress;
+
     @Override
     public Integer call() throws IOException {
         long bytes = size != null ? size : defaultSize();
@@ -49,7 +52,7 @@ final class QuickstartCommand implements Callable<Integer> {
         Path work = Files.createTempDirectory(parent, "dgen4j-quickstart-");
         Path file = work.resolve("checkpoint.bin");
         try {
-            boolean bars = !json;
+            boolean bars = progress.wanted();
             SaveResult saved;
             try (Progress bar = new Progress(System.err, "1/3 save       ", bytes, bars)) {
                 saved = options.build(bar::update).save(StorageTarget.parse(file.toString()), bytes);
@@ -61,9 +64,7 @@ final class QuickstartCommand implements Callable<Integer> {
             Files.deleteIfExists(file);
             Files.deleteIfExists(StreamingCheckpoint.manifestPath(file));
             CompareCommand.Outcome cmp = CompareCommand.run(command.commandLine().getErr(), work, bytes, options, bars, false);
-            if (plot != null) {
-                ComparePlot.write(plot, cmp.streaming(), cmp.old());
-            }
+            String plotError = plot == null ? null : CompareCommand.drawPlot(plot, cmp);
             PrintWriter out = command.commandLine().getOut();
             if (json) {
                 Map<String, Object> m = Json.object();
@@ -71,11 +72,18 @@ final class QuickstartCommand implements Callable<Integer> {
                 m.put("load", loaded.toMap());
                 m.put("compareStreaming", cmp.streaming().toMap());
                 m.put("comparePreallocated", cmp.old().toMap());
+                if (plot != null) {
+                    m.put("plot", plotError != null ? null : plot.toString());
+                }
+                if (plotError != null) {
+                    m.put("plotError", plotError);
+                }
                 out.println(Json.write(m));
             } else {
-                summary(out, work, saved, loaded, cmp);
+                summary(out, work, saved, loaded, cmp, plotError == null);
             }
             out.flush();
+            CompareCommand.reportPlotError(command.commandLine().getErr(), plotError);
             return 0;
         } finally {
             Files.deleteIfExists(file);
@@ -84,7 +92,8 @@ final class QuickstartCommand implements Callable<Integer> {
         }
     }
 
-    private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, CompareCommand.Outcome c) {
+    private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, CompareCommand.Outcome c,
+            boolean plotDrawn) {
         SystemInfo info = SystemInfo.current();
         out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
                 info.usableCpus());
@@ -97,7 +106,7 @@ final class QuickstartCommand implements Callable<Integer> {
                 ByteSize.format(l.totalBytes()), l.totalSeconds(), l.totalGBps(), s.seed());
         out.println("3. old vs new");
         Reports.compare(out, c.streaming(), c.old());
-        if (plot != null) {
+        if (plot != null && plotDrawn) {
             out.println("plot: " + plot);
         }
         out.println();

@@ -35,11 +35,14 @@ final class SaveCommand implements Callable<Integer> {
     @Mixin
     CheckpointOptions options;
 
+    @Mixin
+    ProgressOptions progress;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         SaveResult r;
-        try (Progress bar = new Progress(System.err, oldMethod ? "save (old)" : "save", size, !json)) {
+        try (Progress bar = progress.bar(oldMethod ? "save (old)" : "save", size)) {
             StreamingCheckpoint ckpt = options.build(bar::update);
             r = oldMethod ? ckpt.savePreallocated(io.dgen4j.storage.StorageTarget.parse(target), size)
                     : ckpt.save(target, size);
