@@ -1,0 +1,17 @@
+/**
+ * The dgen4j command line: picocli commands over the {@code io.dgen4j} library; the only module
+ * that prints. Runs as a shaded jar on the class path ({@code ./dgen4j}), or on the module path
+ * with {@code --enable-native-access=io.dgen4j,io.dgen4j.cli}.
+ */
+module io.dgen4j.cli {
+    requires io.dgen4j;
+    requires info.picocli;
+    requires org.slf4j;
+    requires com.fasterxml.jackson.core;
+    requires org.knowm.xchart;
+    requires java.desktop;
+
+    exports io.dgen4j.cli;
+    // picocli reads and sets the commands' annotated fields reflectively
+    opens io.dgen4j.cli to info.picocli;
+}

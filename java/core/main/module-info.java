@@ -1,0 +1,23 @@
+/**
+ * dgen4j: synthetic ML-checkpoint data at memory speed, streamed to storage with a fixed memory
+ * footprint.
+ *
+ * <p>The API is {@code io.dgen4j.gen} (the data model and its generators),
+ * {@code io.dgen4j.checkpoint} (streaming save and load) and {@code io.dgen4j.storage} (targets,
+ * writers, readers). The FFM bindings ({@code io.dgen4j.ffi}) and the native library loader
+ * ({@code io.dgen4j.nativelib}) are internal. On the module path, run with
+ * {@code --enable-native-access=io.dgen4j}; on the class path, with
+ * {@code --enable-native-access=ALL-UNNAMED}.
+ */
+module io.dgen4j {
+    requires org.slf4j;
+    requires com.fasterxml.jackson.core;
+    // the pure-Java twin's vectorized path, where the incubator module is present
+    requires static jdk.incubator.vector;
+
+    exports io.dgen4j.gen;
+    exports io.dgen4j.checkpoint;
+    exports io.dgen4j.storage;
+    // the CLI's info command reports where the native library came from
+    exports io.dgen4j.nativelib to io.dgen4j.cli;
+}
