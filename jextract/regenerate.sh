@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates java/main/io/dgen4j/ffi/dgen4j_h.java from dgen4j.h with jextract 22+
+# Regenerates java/core/main/io/dgen4j/ffi/dgen4j_h.java from dgen4j.h with jextract 22+
 # (https://jdk.java.net/jextract/). Where jextract cannot be installed, edit the committed
 # class by hand in the same shape; AbiAgreementTest fails the build when the header, the
 # library's exported symbols and the Java descriptors disagree.
@@ -11,4 +11,4 @@ if ! command -v jextract >/dev/null 2>&1; then
 fi
 # Every function, macro and typedef of the header must be listed in dgen4j.args.
 jextract @dgen4j.args dgen4j.h
-echo "regenerated ../java/main/io/dgen4j/ffi/dgen4j_h.java; run ./build verify to check it against the header and the library"
+echo "regenerated ../java/core/main/io/dgen4j/ffi/dgen4j_h.java; run ./build verify to check it against the header and the library"

@@ -3,9 +3,11 @@
 # for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout; and a
 # checkpoint saved in pure-Java mode verified by the native core; every command's --json output
 # (bench's too) parsed as one JSON document; --version.
-# Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR
+# Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR BENCH_TARGET
+# (CLI_JAR: java/cli/target/dgen4j-cli-<version>-all.jar; BENCH_TARGET: java/bench/target, with
+# classes/ and bench.classpath; java/it's pom runs it in the verify phase)
 set -euo pipefail
-java="$1/bin/java"; jar="$2"; work="$3"
+java="$1/bin/java"; jar="$2"; work="$3"; bench="$4"
 mkdir -p "$work"
 run() { "$java" --enable-native-access=ALL-UNNAMED "$@"; }
 args=(generate --size 256MiB --dedup 2 --compress 3 --seed 7)
@@ -83,16 +85,15 @@ json_check "quickstart --json" 'j["load"]["verified"] is True and j["save"]["tot
 rm -rf "$odd"
 # bench --json in its quickest form (8 forked JMH runs of 1 s; ~20 s): JMH and the forked VMs
 # print on stderr, stdout holds the JSON array alone.
-target="$(dirname "$jar")"
-if [ -f "$target/test-classes/META-INF/BenchmarkList" ] && [ -f "$target/bench.classpath" ]; then
+if [ -f "$bench/classes/META-INF/BenchmarkList" ] && [ -f "$bench/bench.classpath" ]; then
   json_check "bench --json" 'len(j) == 8 and all(isint(c["bytes"]) and c["threads"] == 1 and (c["gbps"] is None or isnum(c["gbps"])) for c in j)' \
-    -- run --add-modules=jdk.incubator.vector -cp "$target/test-classes:$target/classes:$(cat "$target/bench.classpath")" \
+    -- run --add-modules=jdk.incubator.vector -cp "$bench/classes:$(cat "$bench/bench.classpath")" \
        io.dgen4j.bench.BenchMain --json --quick --sizes 64KiB --threads 1 --warmup 0 --iterations 1 --time 1
 else
-  failed=$((failed+1)); echo "acceptance: bench --json not checked: $target/test-classes (JMH's BenchmarkList) or bench.classpath is missing" >&2
+  failed=$((failed+1)); echo "acceptance: bench --json not checked: $bench/classes (JMH's BenchmarkList) or $bench/bench.classpath is missing" >&2
 fi
 # --version prints the pom's version (the jar is named after it).
-want="dgen4j $(basename "$jar" | sed -n 's/^dgen4j-\(.*\)-cli\.jar$/\1/p')"
+want="dgen4j $(basename "$jar" | sed -n 's/^dgen4j-cli-\(.*\)-all\.jar$/\1/p')"
 got="$(run -jar "$jar" --version)"
 if [ "$got" = "$want" ]; then passed=$((passed+1)); else failed=$((failed+1)); echo "acceptance: --version printed '$got', expected '$want'" >&2; fi
 rm -f "$work/json.out" "$work/json.err"
