@@ -29,11 +29,12 @@ final class LoadCommand implements Callable<Integer> {
     boolean json;
 
     @Mixin
-    CheckpointOptions options;
+    LoadOptions options;
 
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
+        options.check();
         long size = sizeOf();
         LoadResult r;
         try (Progress bar = new Progress(System.err, verify ? "load+verify" : "load", size, !json)) {
