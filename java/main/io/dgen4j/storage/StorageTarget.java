@@ -65,7 +65,9 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
         };
         String rest = text.substring(sep + 3);
         String path;
-        if (rest.startsWith("/")) {
+        if (rest.isEmpty() || rest.equalsIgnoreCase("localhost")) {
+            path = "";
+        } else if (rest.startsWith("/")) {
             path = decode(rest, text);
         } else if (rest.regionMatches(true, 0, "localhost/", 0, 10)) {
             path = decode(rest.substring(9), text);
