@@ -29,7 +29,7 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "1GiB", converter = ByteSize.class, description = "Checkpoint size (default ${DEFAULT-VALUE}).")
     long size;
 
-    @Option(names = "--plot", paramLabel = "PNG", description = "Draw memory and throughput over time into this PNG.")
+    @Option(names = "--plot", paramLabel = "PNG", converter = FilePath.class, description = "Draw memory and throughput over time into this PNG.")
     Path plot;
 
     @Option(names = "--keep", description = "Keep the two checkpoint files (default: remove them).")
@@ -129,8 +129,8 @@ final class CompareCommand implements Callable<Integer> {
         String name = plot.getFileName() == null ? "" : plot.getFileName().toString();
         Path png = name.toLowerCase(java.util.Locale.ROOT).endsWith(".png") ? plot : plot.resolveSibling(name + ".png");
         Path parent = png.toAbsolutePath().getParent();
-        if (name.isEmpty() || plot.toString().endsWith("/") || Files.isDirectory(png)) {
-            throw new IllegalArgumentException("--plot must name a PNG file, got " + plot);
+        if (name.isEmpty() || Files.isDirectory(plot) || Files.isDirectory(png)) {
+            throw new java.nio.file.FileSystemException(plot.toString(), null, "--plot is a directory: it must name a PNG file");
         }
         io.dgen4j.storage.StorageTarget.checkNameLength(png, 0);
         if (parent == null || !Files.isDirectory(parent)) {

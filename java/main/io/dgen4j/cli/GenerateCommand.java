@@ -176,7 +176,7 @@ final class GenerateCommand implements Callable<Integer> {
         }
         io.dgen4j.storage.StorageTarget.checkNameLength(p, 0);
         if (Files.isDirectory(p)) {
-            throw new IllegalArgumentException("--out " + out + " is a directory: it must name a file");
+            throw new java.nio.file.FileSystemException(p.toString(), null, "--out is a directory: it must name a file");
         }
         Path dir = p.getParent();
         if (dir == null || !Files.isDirectory(dir)) {

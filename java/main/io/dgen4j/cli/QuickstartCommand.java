@@ -33,7 +33,7 @@ final class QuickstartCommand implements Callable<Integer> {
             description = "Checkpoint size (default 1GiB, or TEST_SIZE_GB gigabytes).")
     Long size;
 
-    @Option(names = "--plot", paramLabel = "PNG", description = "Also draw the comparison into this PNG.")
+    @Option(names = "--plot", paramLabel = "PNG", converter = FilePath.class, description = "Also draw the comparison into this PNG.")
     Path plot;
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
