@@ -286,7 +286,8 @@ mod tests {
         assert_eq!(spec(4096, 4096, 1.0, 1.0).random_bytes(), 512);
         assert_eq!(spec(4096, 4096, 1.0, 2.0).random_bytes(), 253);
         assert_eq!(spec(4096, 4096, 1.0, 3.0).random_bytes(), 168);
-        assert_eq!(spec(4096, 4096, 1.0, 1e300).random_bytes(), 1);
+        assert_eq!(spec(4096, 4096, 1.0, MAX_COMPRESS).random_bytes(), 1);
+        assert!(Spec::new(1, 4096, 4096, 1.0, 1e300).is_err(), "above the maximum");
         assert_eq!(spec(4096, 1024, 1.0, 1.0).stripe(), 1024);
         assert_eq!(spec(4096, 1 << 20, 1.0, 1.0).stripe(), 4096);
         // The largest stream: 2^55 blocks of 512 bytes (k = 56).
