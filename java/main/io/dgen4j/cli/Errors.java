@@ -28,8 +28,11 @@ final class Errors {
             case java.io.UncheckedIOException u -> text(u.getCause(), "I/O failure");
             case java.nio.file.InvalidPathException ip -> "not a valid path: " + ip.getMessage();
             case WrongThreadException w -> "internal error: " + text(w, "memory used from the wrong thread");
+            case java.io.IOException x when x.getMessage() == null || x.getMessage().isBlank() ->
+                    "I/O failure" + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
             case Exception x when x.getMessage() == null || x.getMessage().isBlank() ->
-                    words(x.getClass().getSimpleName()) + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
+                    "internal error: " + words(x.getClass().getSimpleName())
+                            + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
             default -> text(e, words(e.getClass().getSimpleName()));
         };
         return oneLine(msg);
