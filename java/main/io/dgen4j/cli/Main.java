@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
                 "  2    bad arguments or usage",
                 "  3    I/O failure (the message names the path and, where known, the offset)",
                 "  4    verification failed (load --verify found a byte that differs)",
-                "  130  interrupted (Ctrl-C, SIGTERM)"},
+                "  130  interrupted (Ctrl-C; SIGTERM ends with 143)"},
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
                 GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
