@@ -17,6 +17,10 @@ final class Errors {
     /** One line describing {@code t}, without a stack trace. */
     static String describe(Throwable t) {
         Throwable e = t instanceof CommandLine.ExecutionException && t.getCause() != null ? t.getCause() : t;
+        // Bindings of jextract's shape wrap whatever a downcall throws in AssertionError.
+        if (e instanceof AssertionError && e.getCause() instanceof RuntimeException r) {
+            e = r;
+        }
         String msg = switch (e) {
             case FileSystemException fs -> fileSystem(fs);
             case CheckpointException ce -> checkpoint(ce);

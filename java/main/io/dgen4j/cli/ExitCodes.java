@@ -36,6 +36,9 @@ final class ExitCodes {
             }
         }
         Throwable e = t instanceof CommandLine.ExecutionException && t.getCause() != null ? t.getCause() : t;
+        if (e instanceof AssertionError && e.getCause() instanceof RuntimeException r) {
+            e = r; // a downcall's exception, wrapped by the bindings
+        }
         return switch (e) {
             case VerifyException v -> VERIFY;
             case IOException io -> IO;

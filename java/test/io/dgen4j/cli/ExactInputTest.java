@@ -81,5 +81,9 @@ class ExactInputTest {
         assertEquals("cannot load a part of dgen4j: no libfoo", Errors.describe(new UnsatisfiedLinkError("no libfoo")));
         assertEquals("internal error: null pointer exception", Errors.describe(new NullPointerException()));
         assertEquals("two lines", Errors.describe(new IllegalStateException("two\n  lines")));
+        // What a downcall throws reaches us wrapped by the bindings.
+        AssertionError wrapped = new AssertionError("should not reach here", new IllegalArgumentException("bad segment"));
+        assertEquals("bad segment", Errors.describe(wrapped));
+        assertEquals(2, ExitCodes.of(wrapped));
     }
 }
