@@ -59,6 +59,9 @@ public final class Main implements Callable<Integer> {
             cl.setOut(out);
             cl.setErr(err);
             cl.setCaseInsensitiveEnumValuesAllowed(true);
+            // No @argument-files: a target may start with '@', and picocli reports an unreadable
+            // argument file with a stack trace.
+            cl.setExpandAtFiles(false);
             cl.setParameterExceptionHandler((ex, a) -> {
                 err.println("dgen4j: " + Errors.parameterMessage(ex));
                 return ExitCodes.USAGE;

@@ -177,13 +177,15 @@ class MisuseTest {
             assertTrue(help.out().contains("Usage: dgen4j " + command), help.out());
         }
         for (List<String> args : List.<List<String>>of(List.of(), List.of("--nope"), List.of("nope"), List.of("help", "nope"),
-                List.of("save"), List.of("load"), List.of("generate"))) {
+                List.of("save"), List.of("load"), List.of("generate"), List.of("@" + dir), List.of("@/nonexistent"))) {
             check(args, Set.of(2), run(args));
         }
         for (List<String> args : List.of(List.of("--help"), List.of("-V"), List.of("help"), List.of("help", "save"),
                 List.of("-V", "extra"))) { // help and version options win over the rest, as in picocli
             check(args, Set.of(0), run(args));
         }
+        // No @argument-files: '@' starts a path like any other character (a relative one here, whose directory is missing).
+        check("save", List.of("@" + dir.resolve("x.bin"), "--size", "64KiB"), Set.of(3));
         // Combinations no single option shows.
         check("save", flatWith(bases.get("save"), "--compress", "146.3"), Set.of(2));
         check("save", flat(with(with(bases.get("save"), "--dedup", "2"), "--generator", "jdk-random")), Set.of(2));
