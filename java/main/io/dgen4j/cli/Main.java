@@ -97,10 +97,6 @@ public final class Main implements Callable<Integer> {
         throw new CommandLine.ParameterException(spec.commandLine(), "missing a command");
     }
 
-    static String describe(Throwable ex) {
-        return Errors.describe(ex);
-    }
-
     /** Version from the jar manifest, else "dev". */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
