@@ -257,6 +257,7 @@ public final class FileStorage {
 
     /** Refuses targets that would clobber a checkpoint's sidecar, a lock or a temporary file. */
     private static void refuseReservedName(Path target) throws IOException {
+        StorageTarget.checkNameLength(target, StorageTarget.DERIVED_NAME_OVERHEAD);
         String name = target.getFileName().toString();
         if (name.endsWith(Sidecar.SUFFIX)) {
             throw new IOException(String.format("%s names a checkpoint's manifest (*%s): choose another target name",
