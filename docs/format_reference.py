@@ -54,7 +54,7 @@ def xoshiro_next(s):
 class Spec:
     def __init__(self, seed, size, block, dedup, compress):
         assert 512 <= block <= 64 << 20 and block & (block - 1) == 0
-        assert dedup >= 1.0 and compress >= 1.0 and size >= 0
+        assert dedup >= 1.0 and 1.0 <= compress <= SECTOR / 3.5 and size >= 0
         self.seed, self.size, self.block = seed & M64, size, block
         self.key = mix64(self.seed ^ T_SEED)
         self.blocks = -(-size // block)

@@ -23,6 +23,10 @@ pub const MAX_STRIPE: usize = 4096;
 pub const MIN_BLOCK: u64 = 512;
 /// Largest block size (64 MiB).
 pub const MAX_BLOCK: u64 = 64 << 20;
+/// Largest compression ratio the format can produce, 512 / 3.5 = 1024 / 7: above it the
+/// clamp of the random bytes per sector to 1 binds and the bytes no longer follow the ratio
+/// (docs/FORMAT.md section 2).
+pub const MAX_COMPRESS: f64 = SECTOR as f64 / 3.5;
 
 /// A validated stream specification and every quantity derived from it.
 #[derive(Clone, Debug)]
@@ -58,6 +62,11 @@ impl Spec {
         }
         if !(compress.is_finite() && compress >= 1.0) {
             return Err(Error::invalid(format!("compress {compress} is not a finite number >= 1")));
+        }
+        if compress > MAX_COMPRESS {
+            return Err(Error::invalid(format!(
+                "compress {compress} is above the maximum the format can produce, {MAX_COMPRESS:.4}"
+            )));
         }
         let key = mix64(seed ^ T_SEED);
         let blocks = size / block + u64::from(size % block != 0);
@@ -277,7 +286,8 @@ mod tests {
         assert_eq!(spec(4096, 4096, 1.0, 1.0).random_bytes(), 512);
         assert_eq!(spec(4096, 4096, 1.0, 2.0).random_bytes(), 253);
         assert_eq!(spec(4096, 4096, 1.0, 3.0).random_bytes(), 168);
-        assert_eq!(spec(4096, 4096, 1.0, 1e300).random_bytes(), 1);
+        assert_eq!(spec(4096, 4096, 1.0, MAX_COMPRESS).random_bytes(), 1);
+        assert!(Spec::new(1, 4096, 4096, 1.0, 1e300).is_err(), "above the maximum");
         assert_eq!(spec(4096, 1024, 1.0, 1.0).stripe(), 1024);
         assert_eq!(spec(4096, 1 << 20, 1.0, 1.0).stripe(), 4096);
         // The largest stream: 2^55 blocks of 512 bytes (k = 56).
@@ -296,6 +306,10 @@ mod tests {
             assert!(Spec::new(0, 0, 4096, d, 1.0).is_err(), "dedup {d}");
             assert!(Spec::new(0, 0, 4096, 1.0, d).is_err(), "compress {d}");
         }
+        assert!(Spec::new(0, 0, 4096, 1.0, MAX_COMPRESS).is_ok());
+        assert_eq!(Spec::new(0, 0, 4096, 1.0, MAX_COMPRESS).unwrap().random_bytes, 1);
+        let e = Spec::new(0, 0, 4096, 1.0, 147.0).unwrap_err();
+        assert_eq!(e.message(), "compress 147 is above the maximum the format can produce, 146.2857");
         let e = Spec::new(0, 16, 4096, 1.0, 1.0).unwrap().check_range(10, 20).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutOfRange);
         assert_eq!(e.message(), "fill range [offset 10, len 20) exceeds stream size 16");

@@ -65,6 +65,7 @@ fn validation_codes_and_messages() {
     expect_new_error(1, 100, 4096, 0.5, 1.0, 1, "dedup 0.5 is not a finite number >= 1");
     expect_new_error(1, 100, 4096, 1.0, 0.99, 1, "compress 0.99 is not a finite number >= 1");
     expect_new_error(1, 100, 4096, 1.0, f64::NEG_INFINITY, 1, "compress -inf is not a finite number >= 1");
+    expect_new_error(1, 100, 4096, 1.0, 147.0, 1, "compress 147 is above the maximum the format can produce, 146.2857");
     expect_new_error(1, 100, 4096, 1.0, 1.0, 5000, "threads 5000 exceeds the maximum 4096");
     // SAFETY: a NULL out pointer is a documented error.
     let rc = unsafe { dgen4j_generator_new(1, 100, 4096, 1.0, 1.0, 1, ptr::null_mut()) };

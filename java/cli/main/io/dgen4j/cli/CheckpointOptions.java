@@ -9,18 +9,19 @@ import java.util.function.LongConsumer;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The data and pipeline options shared by save, load, compare and quickstart. */
+/** The data and pipeline options of the commands that write checkpoints: save, compare and quickstart. */
 final class CheckpointOptions {
     @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
-            description = "Bytes per write, a multiple of 4KiB (default ${DEFAULT-VALUE}).")
+            description = "Bytes per write, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
     long chunk;
 
     @Option(names = "--buffers", defaultValue = "" + StreamingCheckpoint.DEFAULT_BUFFERS,
-            description = "Buffers in the pool; memory is buffers x chunk (default ${DEFAULT-VALUE}).")
+            description = "Buffers in the pool, more than --writers, at most " + Limits.MAX_BUFFERS
+                    + "; memory is buffers x chunk (default ${DEFAULT-VALUE}).")
     int buffers;
 
     @Option(names = "--writers", defaultValue = "" + StreamingCheckpoint.DEFAULT_WRITERS,
-            description = "Writes (and reads) in flight (default ${DEFAULT-VALUE}).")
+            description = "Writes in flight, 1 to " + Limits.MAX_IN_FLIGHT + " (default ${DEFAULT-VALUE}).")
     int writers;
 
     @Mixin
@@ -44,16 +45,30 @@ final class CheckpointOptions {
         return g == null || g.isBlank() ? DataSource.AUTO : DataSource.parse(g);
     }
 
+    /** Checks every count and the pool's memory; call before anything is written. */
+    void check() {
+        Limits.chunk(chunk);
+        Limits.count("--writers", writers, 1, Limits.MAX_IN_FLIGHT);
+        Limits.count("--buffers", buffers, 1, Limits.MAX_BUFFERS);
+        Limits.threads(data.threads);
+        Limits.memory(buffers * chunk, String.format("the buffer pool (--buffers %d x --chunk %s)", buffers,
+                ByteSize.format(chunk)), "use a smaller --chunk or fewer --buffers");
+    }
+
     StreamingCheckpoint build(LongConsumer progress) {
+        check();
         DataSpec.Builder spec = data.spec();
-        FileOptions.Fadvise advice;
-        try {
-            advice = FileOptions.Fadvise.valueOf(fadvise.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--fadvise must be none, sequential or dontneed, got " + fadvise);
-        }
-        FileOptions files = FileOptions.defaults().withFadvise(advice).withFsync(!noFsync).withPreallocate(!noPreallocate);
+        FileOptions files = FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync)
+                .withPreallocate(!noPreallocate);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
                 .spec(spec.build()).source(source()).threads(data.threads).fileOptions(files).progress(progress).build();
+    }
+
+    static FileOptions.Fadvise fadvise(String value) {
+        try {
+            return FileOptions.Fadvise.valueOf(value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--fadvise must be none, sequential or dontneed, got '" + value + "'");
+        }
     }
 }

@@ -29,7 +29,8 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "1GiB", converter = ByteSize.class, description = "Checkpoint size (default ${DEFAULT-VALUE}).")
     long size;
 
-    @Option(names = "--plot", paramLabel = "PNG", description = {"Draw memory and throughput over time into this PNG.",
+    @Option(names = "--plot", paramLabel = "PNG", converter = FilePath.class, description = {
+            "Draw memory and throughput over time into this PNG.",
             "Where it cannot be drawn (no fonts) the results still print, then one line on stderr says why."})
     Path plot;
 
@@ -49,7 +50,9 @@ final class CompareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Outcome o = run(command.commandLine().getErr(), resolveDir(dir), size, options, progress.wanted(), keep);
+        Path where = resolveDir(dir);
+        checkPlot(plot);
+        Outcome o = run(command.commandLine().getErr(), where, size, options, progress.wanted(), keep);
         PrintWriter out = command.commandLine().getOut();
         String plotError = plot == null ? null : drawPlot(plot, o);
         if (json) {
@@ -105,14 +108,7 @@ final class CompareCommand implements Callable<Integer> {
     /** Runs new, then old (so the old method's memory cannot inflate the new one's peak). */
     static Outcome run(PrintWriter err, Path dir, long size, CheckpointOptions options, boolean bars, boolean keep)
             throws IOException {
-        if (!Files.isDirectory(dir)) {
-            throw new IOException("directory " + dir + " does not exist");
-        }
-        long available = memAvailable();
-        if (available > 0 && size > available * 0.8) {
-            throw new IllegalArgumentException(String.format("the old method needs %s of memory for --size but only %s "
-                    + "is available: use a smaller --size", ByteSize.format(size), ByteSize.format(available)));
-        }
+        preflight(dir, size, options);
         Path newFile = dir.resolve("dgen4j-compare-new.bin");
         Path oldFile = dir.resolve("dgen4j-compare-old.bin");
         try {
@@ -139,17 +135,37 @@ final class CompareCommand implements Callable<Integer> {
         }
     }
 
-    private static long memAvailable() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemAvailable:")) {
-                    return Long.parseLong(line.replaceAll("\\D+", "")) * 1024;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return 0;
+    /** Everything a comparison needs, checked before its first byte is written. */
+    static void preflight(Path dir, long size, CheckpointOptions options) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new java.nio.file.NoSuchFileException(dir.toString(), null, "directory does not exist");
         }
-        return 0;
+        if (!Files.isWritable(dir)) {
+            throw new java.nio.file.AccessDeniedException(dir.toString(), null, "directory is not writable");
+        }
+        options.check();
+        Limits.memory(size, "the old method (allocate everything, then write) of --size " + ByteSize.format(size),
+                "use a smaller --size");
     }
 
+    /** The plot's PNG can be written: its directory exists and is writable, and it is not a directory. */
+    static void checkPlot(Path plot) throws IOException {
+        if (plot == null) {
+            return;
+        }
+        // The plot library appends ".png" to a name without it.
+        String name = plot.getFileName() == null ? "" : plot.getFileName().toString();
+        Path png = name.toLowerCase(java.util.Locale.ROOT).endsWith(".png") ? plot : plot.resolveSibling(name + ".png");
+        Path parent = png.toAbsolutePath().getParent();
+        if (name.isEmpty() || Files.isDirectory(plot) || Files.isDirectory(png)) {
+            throw new java.nio.file.FileSystemException(plot.toString(), null, "--plot is a directory: it must name a PNG file");
+        }
+        io.dgen4j.storage.StorageTarget.checkNameLength(png, 0);
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new java.nio.file.NoSuchFileException(String.valueOf(parent), null, "--plot directory does not exist");
+        }
+        if (!Files.isWritable(parent) || (Files.exists(png) && !Files.isWritable(png))) {
+            throw new java.nio.file.AccessDeniedException(png.toString(), null, "--plot file is not writable");
+        }
+    }
 }

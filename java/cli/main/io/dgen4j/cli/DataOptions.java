@@ -8,7 +8,7 @@ final class DataOptions {
     @Option(names = "--dedup", defaultValue = "1", description = "Dedup ratio, >= 1 (default ${DEFAULT-VALUE}).")
     double dedup;
 
-    @Option(names = "--compress", defaultValue = "1", description = "Compression ratio, >= 1 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--compress", defaultValue = "1", description = "Compression ratio, 1 to 146.2857 (1024/7, the format's maximum) (default ${DEFAULT-VALUE}).")
     double compress;
 
     @Option(names = "--block-size", defaultValue = "4096", converter = ByteSize.class,

@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
@@ -67,9 +68,9 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (chunk <= 0 || chunk > (1L << 31)) {
-            throw new IllegalArgumentException("--chunk must be in (0, 2GiB], got " + chunk);
-        }
+        Limits.chunk(chunk);
+        Limits.threads(data.threads);
+        Limits.memory(Math.min(chunk, size), "the --chunk buffer", "use a smaller --chunk");
         DataSpec spec = data.spec().size(size).build();
         GeneratorChoice choice = generator != null ? generator : GeneratorChoice.fromEnvironment();
         boolean toStdout = "-".equals(out);
@@ -82,9 +83,11 @@ final class GenerateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--numa-node must be a node id >= 0, got " + numaNode);
         }
         int node = numaNode == null ? -1 : numaNode;
+        Path file = toStdout || out == null ? null : outputPath(out);
+        boolean complete = false;
         try (Generator gen = Generator.open(spec, choice.kind, data.threads, numaMode, node);
              Arena arena = Arena.ofConfined();
-             WritableByteChannel ch = openOutput(toStdout);
+             WritableByteChannel ch = openOutput(toStdout, file);
              Progress progress = progressOptions.bar("generate", size)) {
             // Untouched until filled; on the node of the run when it is bound to one.
             MemorySegment buf = NodeBuffers.allocate(arena, Math.max(1, Math.min(chunk, Math.max(size, 1))),
@@ -97,8 +100,14 @@ final class GenerateCommand implements Callable<Integer> {
                 fillNanos += System.nanoTime() - t0;
                 if (ch != null) {
                     ByteBuffer bb = buf.asSlice(0, n).asByteBuffer();
-                    while (bb.hasRemaining()) {
-                        ch.write(bb);
+                    long at = cursor.position() - n;
+                    try {
+                        while (bb.hasRemaining()) {
+                            ch.write(bb);
+                        }
+                    } catch (IOException e) {
+                        throw new IOException(String.format("writing %s failed at byte offset %d: %s",
+                                toStdout ? "standard output" : file, at + bb.position(), reason(e)), e);
                     }
                 }
                 progress.update(cursor.position());
@@ -147,19 +156,79 @@ final class GenerateCommand implements Callable<Integer> {
                         total > 0 ? size / total / 1e9 : 0, out == null ? "" : " (including writes to " + out + ")");
             }
             report.flush();
+            complete = true;
+        } finally {
+            if (!complete && file != null) {
+                // A partial stream is not a stream: do not leave one that looks like output.
+                Files.deleteIfExists(file);
+            }
         }
         return 0;
     }
 
-    private WritableByteChannel openOutput(boolean toStdout) throws IOException {
-        if (out == null) {
+    /** The output file, checked before anything is generated. */
+    private static Path outputPath(String out) throws IOException {
+        if (out.isEmpty() || out.endsWith("/")) {
+            throw new IllegalArgumentException("--out must name a file (or - for stdout), got '" + out + "'");
+        }
+        Path p;
+        try {
+            p = Path.of(out).toAbsolutePath();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new IllegalArgumentException("--out " + out + " is not a valid path: " + e.getReason(), e);
+        }
+        io.dgen4j.storage.StorageTarget.checkNameLength(p, 0);
+        if (Files.isDirectory(p)) {
+            throw new java.nio.file.FileSystemException(p.toString(), null, "--out is a directory: it must name a file");
+        }
+        Path dir = p.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new java.nio.file.NoSuchFileException(p.toString(), null, "the directory of --out does not exist");
+        }
+        return p;
+    }
+
+    private static String reason(IOException e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private WritableByteChannel openOutput(boolean toStdout, Path file) throws IOException {
+        if (toStdout) {
+            return new StdoutChannel();
+        }
+        if (file == null) {
             return null;
         }
-        if (toStdout) {
-            return new FileOutputStream(java.io.FileDescriptor.out).getChannel();
-        }
-        return FileChannel.open(Path.of(out), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING);
+    }
+
+    /**
+     * Writes to file descriptor 1 and never closes it: closing a channel of
+     * {@code FileDescriptor.out} would close fd 1, which the JVM may have reused for one of its own
+     * files when the process was started with stdout closed.
+     */
+    private static final class StdoutChannel implements WritableByteChannel {
+        private final FileChannel channel = new FileOutputStream(java.io.FileDescriptor.out).getChannel();
+        private boolean open = true;
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            if (!open) {
+                throw new java.nio.channels.ClosedChannelException();
+            }
+            return channel.write(src);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public void close() {
+            open = false;
+        }
     }
 
     private static double round(double v) {

@@ -48,6 +48,7 @@ final class InfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Limits.threads(threads);
         SystemInfo info = SystemInfo.current();
         List<SystemInfo.NumaNode> nodes = info.numaNodes();
         Numa.Plan plan = info.plan().orElse(null);

@@ -29,7 +29,7 @@ final class LoadCommand implements Callable<Integer> {
     boolean json;
 
     @Mixin
-    CheckpointOptions options;
+    LoadOptions options;
 
     @Mixin
     ProgressOptions progress;
@@ -37,6 +37,7 @@ final class LoadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
+        options.check();
         long size = sizeOf();
         LoadResult r;
         try (Progress bar = progress.bar(verify ? "load+verify" : "load", size)) {

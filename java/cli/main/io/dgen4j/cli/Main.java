@@ -1,6 +1,7 @@
 package io.dgen4j.cli;
 
 import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,9 +10,16 @@ import picocli.CommandLine.Command;
 @Command(name = "dgen4j", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         scope = CommandLine.ScopeType.INHERIT,
         description = "Synthetic ML-checkpoint data at memory speed, with exact dedup and compression ratios.",
+        footerHeading = "%nExit status:%n", footer = {
+                "  0    success",
+                "  1    internal error (a bug: please report it)",
+                "  2    bad arguments or usage",
+                "  3    I/O failure (the message names the path and, where known, the offset)",
+                "  4    verification failed (load --verify found a byte that differs)",
+                "  130  interrupted (Ctrl-C; SIGTERM ends with 143)"},
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
                 GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
-public final class Main {
+public final class Main implements Callable<Integer> {
 
     /** Runs the command line and exits with its status. */
     public static void main(String[] args) {
@@ -33,6 +41,8 @@ public final class Main {
         }, "dgen4j-interrupt"));
         int code;
         try {
+            // PrintWriter swallows write errors; run() asks checkError() (which asks System.out)
+            // after the command, so a closed or failing stdout is reported and exits nonzero.
             code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
         } finally {
             finished.countDown();
@@ -40,22 +50,53 @@ public final class Main {
         System.exit(code);
     }
 
-    /** Runs the command line with the given output streams; returns the exit status. */
+    /**
+     * Runs the command line with the given output streams; returns the exit status
+     * ({@link ExitCodes}). Never throws: every failure becomes one line on {@code err}.
+     */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cl = new CommandLine(new Main());
-        cl.setOut(out);
-        cl.setErr(err);
-        cl.setCaseInsensitiveEnumValuesAllowed(true);
-        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            cmd.getErr().println("dgen4j: " + describe(ex));
-            return 1;
-        });
-        return cl.execute(args);
+        int code;
+        try {
+            CommandLine cl = new CommandLine(new Main());
+            cl.setOut(out);
+            cl.setErr(err);
+            cl.setCaseInsensitiveEnumValuesAllowed(true);
+            // No @argument-files: a target may start with '@', and picocli reports an unreadable
+            // argument file with a stack trace.
+            cl.setExpandAtFiles(false);
+            cl.setParameterExceptionHandler((ex, a) -> {
+                err.println("dgen4j: " + Errors.parameterMessage(ex));
+                return ExitCodes.USAGE;
+            });
+            cl.setExecutionExceptionHandler((ex, cmd, parsed) -> fail(err, ex));
+            code = cl.execute(args == null ? new String[0] : args);
+        } catch (Throwable t) { // Errors (OutOfMemoryError, LinkageError, ...) escape picocli's handlers
+            code = fail(err, t);
+        }
+        out.flush();
+        if (out.checkError()) {
+            err.println("dgen4j: cannot write to standard output (closed, or the reader went away)");
+            code = code == ExitCodes.OK ? ExitCodes.IO : code;
+        }
+        err.flush();
+        return code;
     }
 
-    static String describe(Throwable ex) {
-        String msg = ex.getMessage();
-        return msg == null || msg.isBlank() ? ex.toString() : msg;
+    private static int fail(PrintWriter err, Throwable t) {
+        if (t instanceof OutOfMemoryError) {
+            System.gc(); // give back what the failed command held before formatting the message
+        }
+        err.println("dgen4j: " + Errors.describe(t));
+        return ExitCodes.of(t);
+    }
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** {@code dgen4j} without a command. */
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing a command");
     }
 
     /** The project version the build filtered into the jar ({@link BuildVersion}). */

@@ -33,7 +33,7 @@ final class QuickstartCommand implements Callable<Integer> {
             description = "Checkpoint size (default 1GiB, or TEST_SIZE_GB gigabytes).")
     Long size;
 
-    @Option(names = "--plot", paramLabel = "PNG", description = "Also draw the comparison into this PNG.")
+    @Option(names = "--plot", paramLabel = "PNG", converter = FilePath.class, description = "Also draw the comparison into this PNG.")
     Path plot;
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
@@ -49,6 +49,9 @@ final class QuickstartCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         long bytes = size != null ? size : defaultSize();
         Path parent = CompareCommand.resolveDir(dir);
+        // Steps 1 to 3 are checked before step 1 writes anything (step 3 holds --size in memory).
+        CompareCommand.preflight(parent, bytes, options);
+        CompareCommand.checkPlot(plot);
         Path work = Files.createTempDirectory(parent, "dgen4j-quickstart-");
         Path file = work.resolve("checkpoint.bin");
         try {
@@ -117,9 +120,9 @@ final class QuickstartCommand implements Callable<Integer> {
         String gb = System.getenv("TEST_SIZE_GB");
         if (gb != null && !gb.isBlank()) {
             try {
-                return (long) (Double.parseDouble(gb.trim()) * (1L << 30));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("TEST_SIZE_GB=" + gb + " is not a number");
+                return ByteSize.parse(gb.trim() + "GiB");
+            } catch (picocli.CommandLine.TypeConversionException e) {
+                throw new IllegalArgumentException("TEST_SIZE_GB=" + gb + " is not a size in GiB: " + e.getMessage());
             }
         }
         return 1L << 30;

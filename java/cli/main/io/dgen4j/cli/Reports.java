@@ -11,7 +11,7 @@ final class Reports {
     private Reports() {}
 
     static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%,.0f MiB", bytes / 1048576.0);
+        return String.format(Locale.ROOT, "%.0f MiB", bytes / 1048576.0);
     }
 
     static void save(PrintWriter out, SaveResult r) {

@@ -2,6 +2,7 @@ package io.dgen4j.cli;
 
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -41,11 +42,16 @@ final class SaveCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
+        StorageTarget where = StorageTarget.parse(target);
+        options.check();
+        if (oldMethod) {
+            Limits.memory(size, "--old-method holds the whole checkpoint in memory: it",
+                    "use a smaller --size, or the streaming save (without --old-method)");
+        }
         SaveResult r;
         try (Progress bar = progress.bar(oldMethod ? "save (old)" : "save", size)) {
             StreamingCheckpoint ckpt = options.build(bar::update);
-            r = oldMethod ? ckpt.savePreallocated(io.dgen4j.storage.StorageTarget.parse(target), size)
-                    : ckpt.save(target, size);
+            r = oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size);
         }
         if (json) {
             out.println(Json.write(r.toMap()));

@@ -369,7 +369,7 @@ class CommitProtocolTest {
     void theTargetCannotBeACheckpointsSidecar() throws Exception {
         Path f = dir.resolve("a.bin");
         ckpt(OLD_SEED).save(f.toString(), OLD_SIZE);
-        var e = assertThrows(IOException.class, () -> ckpt(NEW_SEED).save(f + ".manifest.json", NEW_SIZE));
+        var e = assertThrows(IllegalArgumentException.class, () -> ckpt(NEW_SEED).save(f + ".manifest.json", NEW_SIZE));
         assertTrue(e.getMessage().contains("names a checkpoint's manifest"), e.getMessage());
         assertOld(f);
         assertFalse(Files.exists(dir.resolve(".a.bin.manifest.json.dgen4j.lock")));

@@ -35,7 +35,7 @@ class CliNumaTest {
         assertTrue(j.out().matches("(?s).*\"dispatch\":\"(scalar|avx2|avx512)\".*"), j.out());
         CliTest.Result bad = CliTest.run("info", "--sysfs-root", FIXTURES.resolve("two-nodes").toString(),
                 "--affinity", "0-1", "--numa-node", "1");
-        assertEquals(1, bad.code());
+        assertEquals(2, bad.code());
         assertTrue(bad.err().contains("NUMA node 1 has no CPU this process may run on"), bad.err());
     }
 
@@ -53,7 +53,7 @@ class CliNumaTest {
         CliTest.Result j = CliTest.run("generate", "--size", "1MiB", "--numa-node", String.valueOf(node), "--json");
         assertTrue(j.out().contains("\"numaNode\":" + node + ",\"pinned\":true"), j.out());
         CliTest.Result bad = CliTest.run("generate", "--size", "1MiB", "--numa-node", "4000");
-        assertEquals(1, bad.code());
+        assertEquals(2, bad.code());
         assertTrue(bad.err().contains("NUMA node 4000 does not exist"), bad.err());
     }
 }

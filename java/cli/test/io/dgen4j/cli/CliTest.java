@@ -60,13 +60,13 @@ class CliTest {
         assertEquals(2, size.code());
         assertTrue(size.err().contains("unknown size unit 'parsecs' in '12 parsecs'"), size.err());
         Result block = run("generate", "--size", "1MiB", "--block-size", "3000");
-        assertEquals(1, block.code());
+        assertEquals(2, block.code());
         assertTrue(block.err().contains("block size must be a power of two in [512, 67108864] bytes, got 3000"), block.err());
         Result ratio = run("generate", "--size", "1MiB", "--dedup", "0.5");
-        assertEquals(1, ratio.code());
+        assertEquals(2, ratio.code());
         assertTrue(ratio.err().contains("dedup ratio must be a finite number >= 1, got 0.5"), ratio.err());
         Result dir = run("generate", "--size", "1MiB", "--out", "/nonexistent-dir/x");
-        assertEquals(1, dir.code());
+        assertEquals(3, dir.code());
         assertTrue(dir.err().startsWith("dgen4j: "), dir.err());
         assertTrue(dir.err().contains("/nonexistent-dir/x"), dir.err());
     }

@@ -30,6 +30,8 @@ public final class BufferPool implements AutoCloseable {
     private final int capacity;
     private final long bufferSize;
     private final ArrayDeque<MemorySegment> free = new ArrayDeque<>();
+    /** Addresses of the buffers taken and not yet released. */
+    private final java.util.Set<Long> taken = new java.util.HashSet<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
     private int allocated;
@@ -74,6 +76,7 @@ public final class BufferPool implements AutoCloseable {
                     LIVE_BYTES.addAndGet(bufferSize);
                 }
                 if (seg != null) {
+                    taken.add(seg.address());
                     inUse++;
                     peakInUse = Math.max(peakInUse, inUse);
                     return Optional.of(seg);
@@ -89,15 +92,30 @@ public final class BufferPool implements AutoCloseable {
         }
     }
 
-    /** Returns a buffer taken by {@link #acquire}. */
+    /**
+     * Returns a buffer taken by {@link #acquire}.
+     *
+     * @throws IllegalArgumentException when {@code buffer} is not one of this pool's buffers as
+     *         {@link #acquire} returned it (another pool's, a slice, a heap or foreign segment)
+     * @throws IllegalStateException when it is not taken (released twice)
+     */
     public void release(MemorySegment buffer) {
+        if (buffer == null) {
+            throw new IllegalArgumentException("cannot release a null buffer");
+        }
         lock.lock();
         try {
             if (closed) {
                 return;
             }
-            if (inUse == 0) {
-                throw new IllegalStateException("release without a matching acquire");
+            if (!buffer.isNative() || !buffer.scope().equals(arena.scope()) || buffer.byteSize() != bufferSize) {
+                throw new IllegalArgumentException(String.format("released segment (%d bytes at 0x%x) is not a buffer "
+                        + "of this pool: release what acquire returned, not a slice or another pool's buffer",
+                        buffer.byteSize(), buffer.address()));
+            }
+            if (!taken.remove(buffer.address())) {
+                throw new IllegalStateException(String.format(
+                        "buffer at 0x%x is not taken: released twice, or never acquired", buffer.address()));
             }
             inUse--;
             free.push(buffer);

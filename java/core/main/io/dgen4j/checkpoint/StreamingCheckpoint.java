@@ -432,6 +432,7 @@ public final class StreamingCheckpoint {
         private int threads;
         private FileOptions fileOptions = FileOptions.defaults();
         private LongConsumer progress = done -> { };
+        private boolean forLoad;
 
         private Builder() {}
 
@@ -462,6 +463,7 @@ public final class StreamingCheckpoint {
                 throw new IllegalArgumentException("writers in flight must be >= 1, got " + n);
             }
             this.writersInFlight = n;
+            this.forLoad = false;
             return this;
         }
 
@@ -507,9 +509,34 @@ public final class StreamingCheckpoint {
             return this;
         }
 
-        /** The checkpoint. */
+        /**
+         * Concurrent reads of a load, at least 1: the checkpoint is built for {@link #load} only,
+         * so the save's rule that buffers exceed writers does not apply.
+         */
+        public Builder readersInFlight(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("readers in flight must be >= 1, got " + n);
+            }
+            this.writersInFlight = n;
+            this.forLoad = true;
+            return this;
+        }
+
+        /**
+         * The checkpoint.
+         *
+         * @throws IllegalArgumentException when buffers do not exceed writers, or when the source is
+         *         {@link DataSource#JDK_RANDOM} with a dedup or compression ratio other than 1 (its
+         *         bytes cannot have them, and the manifest must not claim them)
+         */
         public StreamingCheckpoint build() {
-            if (buffers < writersInFlight + 1) {
+            if (source == DataSource.JDK_RANDOM && (spec.dedupRatio() != 1.0 || spec.compressRatio() != 1.0)) {
+                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                        "the jdk-random generator cannot produce dedup %s or compress %s (its bytes are "
+                                + "incompressible and all distinct): use dedup 1 and compress 1, or another generator",
+                        spec.dedupRatio(), spec.compressRatio()));
+            }
+            if (!forLoad && buffers < writersInFlight + 1) {
                 throw new IllegalArgumentException(String.format(
                         "buffers (%d) must exceed writers in flight (%d): one buffer is always being filled",
                         buffers, writersInFlight));

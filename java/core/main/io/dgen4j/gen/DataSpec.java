@@ -29,6 +29,13 @@ public final class DataSpec {
     public static final int MIN_BLOCK_SIZE = 512;
     /** Largest block size, 64 MiB. */
     public static final int MAX_BLOCK_SIZE = 64 << 20;
+    /**
+     * Largest compression ratio the format can produce: 1024 / 7 = 146.2857... The random bytes per
+     * sector are {@code max(floor(512 / compress + 0.5) - 3, 1)} (docs/FORMAT.md section 2); above
+     * this value the {@code max(..., 1)} binds, so every larger ratio gives the same bytes as this
+     * one and asking for it would claim a ratio the data does not have.
+     */
+    public static final double MAX_COMPRESS_RATIO = StreamLayout.MAX_COMPRESS_RATIO;
 
     private static final class ProcessSeed {
         static final long VALUE = new SecureRandom().nextLong();
@@ -187,9 +194,19 @@ public final class DataSpec {
             return this;
         }
 
-        /** Target compression ratio: finite and {@code >= 1} (1 = incompressible). */
+        /**
+         * Target compression ratio: finite, {@code >= 1} (1 = incompressible) and at most
+         * {@link #MAX_COMPRESS_RATIO}, the largest ratio the format can produce.
+         */
         public Builder compressRatio(double ratio) {
-            this.compressRatio = checkRatio("compress", ratio);
+            checkRatio("compress", ratio);
+            if (ratio > MAX_COMPRESS_RATIO) {
+                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                        "compress ratio %s is above the maximum the format can produce, %.4f (= 1024/7: at most "
+                                + "512 bytes per sector of which at least 1 is random, docs/FORMAT.md)",
+                        ratio, MAX_COMPRESS_RATIO));
+            }
+            this.compressRatio = ratio;
             return this;
         }
 

@@ -13,6 +13,10 @@ final class FillRange {
         if (!dst.scope().isAlive()) {
             throw new IllegalStateException("the destination segment's arena is closed");
         }
+        if (!dst.isAccessibleBy(Thread.currentThread())) {
+            throw new WrongThreadException("the destination segment is confined to another thread: fill it from its "
+                    + "owner thread, or allocate it in a shared arena");
+        }
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("the destination segment is read-only");
         }

@@ -15,10 +15,12 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -113,17 +115,32 @@ public final class JavaGenerator implements Generator {
         List<Future<?>> futures = new ArrayList<>();
         long pos = streamOffset;
         long end = streamOffset + length;
+        // close() during the fill cancels the pieces not started: the fill then waits for the
+        // running ones (so nothing writes into dst after it returns) and fails.
+        boolean closedDuring = false;
         while (pos < end) {
             long cut = Math.min(end, (pos / PIECE_ALIGN) * PIECE_ALIGN + per);
             long from = pos;
             long n = cut - pos;
             MemorySegment piece = dst.asSlice(pos - streamOffset, n);
-            futures.add(pool.submit(() -> new StripeWriter().fill(piece, from, n)));
+            try {
+                futures.add(pool.submit(() -> new StripeWriter().fill(piece, from, n)));
+            } catch (RejectedExecutionException e) {
+                closedDuring = true;
+                break;
+            }
             pos = cut;
         }
         try {
             for (Future<?> f : futures) {
-                f.get();
+                try {
+                    f.get();
+                } catch (CancellationException e) {
+                    closedDuring = true;
+                }
+            }
+            if (closedDuring) {
+                throw new IllegalStateException("generator was closed during the fill; the destination is incomplete");
             }
         } catch (InterruptedException e) {
             futures.forEach(f -> f.cancel(true));
@@ -142,7 +159,13 @@ public final class JavaGenerator implements Generator {
     public void close() {
         closed = true;
         if (pool != null) {
-            pool.shutdownNow();
+            // Pieces of a running fill that never started are cancelled, so that fill fails instead of
+            // waiting forever for them.
+            for (Runnable never : pool.shutdownNow()) {
+                if (never instanceof Future<?> f) {
+                    f.cancel(false);
+                }
+            }
         }
     }
 

@@ -34,8 +34,18 @@ public final class StreamCursor {
     /**
      * Fills {@code dst} from the start with the next {@code min(dst.byteSize(), remaining())} stream
      * bytes and returns that count (0 at the end of the stream).
+     *
+     * @throws IllegalArgumentException when {@code dst} is null, or empty while bytes remain (a loop
+     *         on {@link #hasRemaining()} would never end)
      */
     public long next(MemorySegment dst) {
+        if (dst == null) {
+            throw new IllegalArgumentException("destination segment must not be null");
+        }
+        if (dst.byteSize() == 0 && hasRemaining()) {
+            throw new IllegalArgumentException(String.format("the destination segment is empty: the cursor at "
+                    + "offset %d of %d cannot advance", position, generator.spec().size()));
+        }
         long n = Math.min(dst.byteSize(), remaining());
         if (n > 0) {
             generator.fill(dst, position, n);

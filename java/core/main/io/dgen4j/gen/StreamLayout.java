@@ -13,6 +13,12 @@ final class StreamLayout {
     static final int SECTOR = 512;
     static final int MAX_STRIPE = 4096;
     static final int LANES = 8;
+    /**
+     * The saturation point of {@link #randomBytesPerSector}: the largest ratio for which
+     * {@code floor(512 / compress + 0.5) - 3 >= 1}, i.e. {@code 512 / compress >= 3.5}. Above it
+     * the clamp to 1 random byte binds and the bytes no longer depend on the ratio.
+     */
+    static final double MAX_COMPRESS_RATIO = SECTOR / 3.5;
 
     private StreamLayout() {}
 

@@ -89,6 +89,9 @@ public final class NativeFile implements AutoCloseable {
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; returns the count (short only at EOF). */
     public long read(long offset, MemorySegment dst) throws IOException {
         requireNative(dst);
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("cannot read " + path + " into a read-only segment");
+        }
         lock.readLock().lock();
         try (Arena arena = Arena.ofConfined()) {
             ensureOpen();
@@ -142,9 +145,23 @@ public final class NativeFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Checks what the downcall would otherwise report wrapped in the bindings' AssertionError: a
+     * heap, closed or other thread's confined segment.
+     */
     private static void requireNative(MemorySegment seg) {
+        if (seg == null) {
+            throw new IllegalArgumentException("segment must not be null");
+        }
         if (!seg.isNative()) {
             throw new IllegalArgumentException("native file I/O needs a native segment, not a heap array");
+        }
+        if (!seg.scope().isAlive()) {
+            throw new IllegalStateException("the segment's arena is closed");
+        }
+        if (!seg.isAccessibleBy(Thread.currentThread())) {
+            throw new WrongThreadException("the segment is confined to another thread: use it from its owner "
+                    + "thread, or allocate it in a shared arena");
         }
     }
 

@@ -256,14 +256,15 @@ public final class FileStorage {
     }
 
     /** Refuses targets that would clobber a checkpoint's sidecar, a lock or a temporary file. */
-    private static void refuseReservedName(Path target) throws IOException {
+    private static void refuseReservedName(Path target) {
+        StorageTarget.checkNameLength(target, StorageTarget.DERIVED_NAME_OVERHEAD);
         String name = target.getFileName().toString();
         if (name.endsWith(Sidecar.SUFFIX)) {
-            throw new IOException(String.format("%s names a checkpoint's manifest (*%s): choose another target name",
+            throw new IllegalArgumentException(String.format("%s names a checkpoint's manifest (*%s): choose another target name",
                     target, Sidecar.SUFFIX));
         }
         if (TargetLock.isLockName(name) || (name.startsWith(".") && name.contains(TEMP_MARK) && name.endsWith(TEMP_SUFFIX))) {
-            throw new IOException(target + " names one of dgen4j's lock or temporary files: choose another target name");
+            throw new IllegalArgumentException(target + " names one of dgen4j's lock or temporary files: choose another target name");
         }
     }
 

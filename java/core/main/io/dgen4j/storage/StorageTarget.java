@@ -1,13 +1,20 @@
 package io.dgen4j.storage;
 
-import java.net.URI;
-import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Locale;
 
 /**
  * Where a checkpoint lives, parsed from what a user types: a plain path or {@code file://} (file
  * backend, O_DIRECT where possible) or {@code direct://} (file backend, O_DIRECT demanded).
+ *
+ * <p>URIs follow RFC 8089: {@code file:///abs/path} or {@code file://localhost/abs/path}, with
+ * percent-escapes decoded ({@code file:///tmp/a%20b} is {@code /tmp/a b}); another host is refused,
+ * since the file backend is local. {@code direct://} takes the same forms, and also a relative path
+ * ({@code direct://ckpt.bin}). A target is a file: a trailing {@code /}, {@code .} or {@code ..} is
+ * refused, and so is a name whose derived names (temporary file, manifest) exceed
+ * {@link #NAME_MAX} bytes.
  *
  * {@snippet :
  * StorageTarget t = StorageTarget.parse("direct:///nvme/ckpt.bin");   // path /nvme/ckpt.bin, O_DIRECT required
@@ -18,6 +25,16 @@ import java.util.Locale;
  * @param original the text it was parsed from
  */
 public record StorageTarget(Scheme scheme, Path path, String original) {
+    /** Longest file name, in bytes, that Linux file systems take (NAME_MAX). */
+    public static final int NAME_MAX = 255;
+    /**
+     * Bytes the file backend adds to a target's name for its derived names; the longest is the
+     * manifest's temporary file {@code .<name>.manifest.json.dgen4j-<pid>-<8 hex>.tmp}: 1 + 14 + 8
+     * + 7 (pid_max is at most 2^22, 7 digits) + 1 + 8 + 4 = 43 bytes (the data's temporary file
+     * adds 29, the lock file {@code .<name>.dgen4j.lock} 13, the manifest 14).
+     */
+    public static final int DERIVED_NAME_OVERHEAD = 43;
+
     /** Backend families. */
     public enum Scheme {
         /** Local file, O_DIRECT where the filesystem allows it. */
@@ -26,14 +43,19 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
         DIRECT
     }
 
-    /** Parses a path or a {@code file://} / {@code direct://} URI. */
+    /**
+     * Parses a path or a {@code file://} / {@code direct://} URI.
+     *
+     * @throws IllegalArgumentException when the text is empty, names another host or a directory, is
+     *         not a valid path, or its file name (with the derived names) is too long
+     */
     public static StorageTarget parse(String text) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("target must be a path or a file:// or direct:// URI, got nothing");
         }
         int sep = text.indexOf("://");
         if (sep < 0) {
-            return new StorageTarget(Scheme.FILE, Path.of(text).toAbsolutePath(), text);
+            return of(Scheme.FILE, text, text);
         }
         String scheme = text.substring(0, sep).toLowerCase(Locale.ROOT);
         Scheme s = switch (scheme) {
@@ -43,12 +65,87 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
                     "no storage backend for '%s://' in %s (supported: a path, file://, direct://)", scheme, text));
         };
         String rest = text.substring(sep + 3);
+        String path;
+        if (rest.isEmpty() || rest.equalsIgnoreCase("localhost")) {
+            path = "";
+        } else if (rest.startsWith("/")) {
+            path = decode(rest, text);
+        } else if (rest.regionMatches(true, 0, "localhost/", 0, 10)) {
+            path = decode(rest.substring(9), text);
+        } else if (s == Scheme.FILE) {
+            int slash = rest.indexOf('/');
+            String host = slash < 0 ? rest : rest.substring(0, slash);
+            throw new IllegalArgumentException(String.format("%s names host '%s': the file backend is local; use "
+                    + "file:///path or file://localhost/path", text, host));
+        } else {
+            path = decode(rest, text); // direct://relative/path, for convenience
+        }
+        return of(s, path, text);
+    }
+
+    private static StorageTarget of(Scheme scheme, String path, String original) {
+        if (path.isEmpty()) {
+            throw new IllegalArgumentException("target " + original + " names no file");
+        }
+        if (path.endsWith("/")) {
+            throw new IllegalArgumentException("target " + original + " ends with '/': a checkpoint target is a file, "
+                    + "not a directory");
+        }
+        Path p;
         try {
-            // file:///abs/path and direct:///abs/path; also direct://relative/path for convenience
-            String p = rest.startsWith("/") ? new URI("file", "", rest, null).getPath() : rest;
-            return new StorageTarget(s, Path.of(p).toAbsolutePath(), text);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("bad URI " + text + ": " + e.getMessage(), e);
+            p = Path.of(path).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("target " + original + " is not a valid path: " + e.getReason(), e);
+        }
+        String name = p.getFileName() == null ? "" : p.getFileName().toString();
+        if (name.isEmpty() || name.equals(".") || name.equals("..")) {
+            throw new IllegalArgumentException("target " + original + " names a directory: a checkpoint target is a file");
+        }
+        checkNameLength(p, DERIVED_NAME_OVERHEAD);
+        return new StorageTarget(scheme, p, original);
+    }
+
+    /**
+     * Refuses a path whose file name, plus {@code overhead} bytes of derived names, exceeds
+     * {@link #NAME_MAX} bytes of UTF-8 (the encoding of file names on Linux here).
+     *
+     * @throws IllegalArgumentException naming the limit and the name's length
+     */
+    public static void checkNameLength(Path path, int overhead) {
+        Path file = path.getFileName();
+        int bytes = file == null ? 0 : file.toString().getBytes(StandardCharsets.UTF_8).length;
+        if (bytes + overhead > NAME_MAX) {
+            throw new IllegalArgumentException(overhead == 0
+                    ? String.format("file name of %s is %d bytes: the limit is %d", path, bytes, NAME_MAX)
+                    : String.format("file name of %s is %d bytes: with its temporary and manifest names (up to %d "
+                            + "bytes more) it must be at most %d bytes", path, bytes, overhead, NAME_MAX - overhead));
+        }
+    }
+
+    /** Decodes the percent-escapes of a URI path ({@code %20} is a space; bytes read as UTF-8). */
+    private static String decode(String rawPath, String original) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(rawPath.length());
+        for (int i = 0; i < rawPath.length(); ) {
+            char c = rawPath.charAt(i);
+            if (c == '%') {
+                int hi = i + 2 < rawPath.length() ? Character.digit(rawPath.charAt(i + 1), 16) : -1;
+                int lo = hi < 0 ? -1 : Character.digit(rawPath.charAt(i + 2), 16);
+                if (lo < 0) {
+                    throw new IllegalArgumentException(String.format(
+                            "bad URI %s: '%%' at index %d is not followed by two hex digits", original, i));
+                }
+                bytes.write(hi * 16 + lo);
+                i += 3;
+            } else {
+                int cp = rawPath.codePointAt(i);
+                bytes.writeBytes(new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8));
+                i += Character.charCount(cp);
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes.toByteArray())).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException("bad URI " + original + ": its percent-escapes are not UTF-8", e);
         }
     }
 

@@ -1,0 +1,111 @@
+package io.dgen4j.cli;
+
+import io.dgen4j.checkpoint.CheckpointException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.List;
+import picocli.CommandLine;
+
+/** Turns any failure into the one line the CLI prints after {@code "dgen4j: "}: what, then (path, offset). */
+final class Errors {
+    private Errors() {}
+
+    /** One line describing {@code t}, without a stack trace. */
+    static String describe(Throwable t) {
+        Throwable e = t instanceof CommandLine.ExecutionException && t.getCause() != null ? t.getCause() : t;
+        // Bindings of jextract's shape wrap whatever a downcall throws in AssertionError.
+        if (e instanceof AssertionError && e.getCause() instanceof RuntimeException r) {
+            e = r;
+        }
+        String msg = switch (e) {
+            case FileSystemException fs -> fileSystem(fs);
+            case CheckpointException ce -> checkpoint(ce);
+            case OutOfMemoryError oom -> "out of memory (" + text(oom, "Java heap space")
+                    + "): use a smaller --size, --chunk or --buffers, or give the JVM more with DGEN4J_JAVA_OPTS=-Xmx...";
+            case StackOverflowError so -> "internal error: stack overflow (please report it)";
+            case LinkageError le -> "cannot load a part of dgen4j: " + text(le, le.getClass().getSimpleName());
+            case java.io.UncheckedIOException u when u.getCause() instanceof FileSystemException fs -> fileSystem(fs);
+            case java.io.UncheckedIOException u -> text(u.getCause(), "I/O failure");
+            case java.nio.file.InvalidPathException ip -> "not a valid path: " + ip.getMessage();
+            case WrongThreadException w -> "internal error: " + text(w, "memory used from the wrong thread");
+            case java.io.IOException x when x.getMessage() == null || x.getMessage().isBlank() ->
+                    "I/O failure" + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
+            case Exception x when x.getMessage() == null || x.getMessage().isBlank() ->
+                    "internal error: " + words(x.getClass().getSimpleName())
+                            + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
+            default -> text(e, words(e.getClass().getSimpleName()));
+        };
+        return oneLine(msg);
+    }
+
+    /** One line for a command-line parse error, with where to look for help. */
+    static String parameterMessage(CommandLine.ParameterException ex) {
+        String msg = text(ex, "bad arguments");
+        if (msg.length() > 1 && Character.isUpperCase(msg.charAt(0)) && Character.isLowerCase(msg.charAt(1))) {
+            msg = Character.toLowerCase(msg.charAt(0)) + msg.substring(1);
+        }
+        if (ex instanceof CommandLine.UnmatchedArgumentException u) {
+            List<String> s = u.getSuggestions();
+            if (!s.isEmpty()) {
+                msg += "; did you mean " + String.join(" or ", s.subList(0, Math.min(3, s.size()))) + "?";
+            }
+        }
+        CommandLine cl = ex.getCommandLine();
+        String name = cl == null ? "dgen4j" : cl.getCommandSpec().qualifiedName();
+        msg = oneLine(msg);
+        if (msg.endsWith(".")) {
+            msg = msg.substring(0, msg.length() - 1);
+        }
+        return msg + " (see '" + name + " --help')";
+    }
+
+    private static String checkpoint(CheckpointException ce) {
+        String msg = text(ce, "checkpoint failure");
+        // A wrapped file-system failure's own message is often just the path: say what happened.
+        if (ce.getCause() instanceof FileSystemException fs && fs.getMessage() != null
+                && msg.endsWith(fs.getMessage())) {
+            msg = msg.substring(0, msg.length() - fs.getMessage().length()) + fileSystem(fs);
+        }
+        if (ce.offset().isPresent() && !msg.contains("offset")) {
+            msg += " (at byte offset " + ce.offset().getAsLong() + ")";
+        }
+        return msg;
+    }
+
+    private static String fileSystem(FileSystemException fs) {
+        String reason = fs.getReason();
+        if (reason == null || reason.isBlank()) {
+            reason = switch (fs) {
+                case NoSuchFileException n -> "no such file or directory";
+                case AccessDeniedException a -> "permission denied";
+                case FileAlreadyExistsException f -> "file already exists";
+                case NotDirectoryException n -> "not a directory";
+                case DirectoryNotEmptyException d -> "directory not empty";
+                default -> "file system error";
+            };
+        }
+        String where = fs.getFile() == null ? "" : fs.getFile();
+        if (fs.getOtherFile() != null) {
+            where += " -> " + fs.getOtherFile();
+        }
+        return where.isEmpty() ? reason : reason + " (" + where + ")";
+    }
+
+    private static String text(Throwable t, String fallback) {
+        String m = t == null ? null : t.getMessage();
+        return m == null || m.isBlank() ? fallback : m;
+    }
+
+    /** "NullPointerException" → "null pointer exception". */
+    private static String words(String className) {
+        return className.replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static String oneLine(String s) {
+        return s.replaceAll("\\s*\\R\\s*", " ").strip();
+    }
+}

@@ -1,0 +1,51 @@
+package io.dgen4j.cli;
+
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.storage.FileOptions;
+import java.util.function.LongConsumer;
+import picocli.CommandLine.Option;
+
+/**
+ * The options of {@code load}: only what a load uses. The stream's spec (size, seed, ratios,
+ * block size) comes from the checkpoint's manifest, so none of the data options is offered.
+ */
+final class LoadOptions {
+    @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
+            description = "Bytes per read, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
+    long chunk;
+
+    @Option(names = "--readers", defaultValue = "" + StreamingCheckpoint.DEFAULT_WRITERS,
+            description = "Reads in flight, 1 to " + Limits.MAX_IN_FLIGHT + " (default ${DEFAULT-VALUE}).")
+    int readers;
+
+    @Option(names = "--buffers", defaultValue = "" + StreamingCheckpoint.DEFAULT_BUFFERS,
+            description = "Buffers in the pool, at most " + Limits.MAX_BUFFERS + " (at least one per reader is used); "
+                    + "memory is max(buffers, readers) x chunk (default ${DEFAULT-VALUE}).")
+    int buffers;
+
+    @Option(names = "--threads", defaultValue = "0",
+            description = "Threads regenerating the stream for --verify; 0 = the CPUs this process may use (default).")
+    int threads;
+
+    @Option(names = "--fadvise", defaultValue = "none",
+            description = "Page-cache advice when reads are buffered: none, sequential, dontneed (default ${DEFAULT-VALUE}).")
+    String fadvise;
+
+    /** Checks every count and the pool's memory; call before anything is read. */
+    void check() {
+        Limits.chunk(chunk);
+        Limits.count("--readers", readers, 1, Limits.MAX_IN_FLIGHT);
+        Limits.count("--buffers", buffers, 1, Limits.MAX_BUFFERS);
+        Limits.threads(threads);
+        int pool = Math.max(buffers, readers);
+        Limits.memory(pool * chunk, String.format("the buffer pool (%d buffers for --readers %d x --chunk %s)", pool,
+                readers, ByteSize.format(chunk)), "use a smaller --chunk or fewer --readers");
+    }
+
+    StreamingCheckpoint build(LongConsumer progress) {
+        check();
+        FileOptions.Fadvise advice = CheckpointOptions.fadvise(fadvise);
+        return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).readersInFlight(readers)
+                .threads(threads).fileOptions(FileOptions.defaults().withFadvise(advice)).progress(progress).build();
+    }
+}

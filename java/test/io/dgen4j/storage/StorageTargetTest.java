@@ -1,0 +1,57 @@
+package io.dgen4j.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** Targets as users type them: paths and file:// / direct:// URIs. */
+class StorageTargetTest {
+    @Test
+    void urisArePercentDecodedAndLocalhostIsTheLocalHost() {
+        assertEquals(Path.of("/tmp/a b"), StorageTarget.parse("file:///tmp/a%20b").path());
+        assertEquals(Path.of("/tmp/é%.bin"), StorageTarget.parse("file:///tmp/%C3%A9%25.bin").path());
+        assertEquals(Path.of("/tmp/x"), StorageTarget.parse("file://localhost/tmp/x").path());
+        assertEquals(Path.of("/tmp/x"), StorageTarget.parse("FILE://LOCALHOST/tmp/x").path());
+        StorageTarget d = StorageTarget.parse("direct://localhost/tmp/x%3Fy");
+        assertEquals(Path.of("/tmp/x?y"), d.path());
+        assertEquals(StorageTarget.Scheme.DIRECT, d.scheme());
+        assertEquals(Path.of("rel/x").toAbsolutePath(), StorageTarget.parse("direct://rel/x").path());
+        assertEquals(Path.of("/tmp/a%20b"), StorageTarget.parse("/tmp/a%20b").path(), "a plain path is not decoded");
+    }
+
+    @Test
+    void badTargetsAreRefusedWithTheReason() {
+        assertMessage("file://server/tmp/x", "names host 'server': the file backend is local");
+        assertMessage("file:///tmp/dir/", "ends with '/': a checkpoint target is a file");
+        assertMessage("/tmp/dir/", "ends with '/': a checkpoint target is a file");
+        assertMessage("/tmp/..", "names a directory");
+        assertMessage("file://", "names no file");
+        assertMessage("file:///tmp/%zz", "'%' at index 5 is not followed by two hex digits");
+        assertMessage("file:///tmp/%ff", "its percent-escapes are not UTF-8");
+        assertMessage("file:///tmp/a%00b", "is not a valid path");
+        assertMessage("s3://bucket/x", "no storage backend for 's3://'");
+        assertMessage(" ", "got nothing");
+    }
+
+    @Test
+    void namesTooLongForTheTemporaryNameAreRefused() {
+        String fits = "n".repeat(StorageTarget.NAME_MAX - StorageTarget.DERIVED_NAME_OVERHEAD);
+        StorageTarget.parse("/tmp/" + fits);
+        assertMessage("/tmp/" + fits + "n", "is 213 bytes: with its temporary and manifest names (up to 43 bytes "
+                + "more) it must be at most 212 bytes");
+        // Bytes, not characters: 'é' is 2 bytes of UTF-8.
+        assertMessage("/tmp/" + "é".repeat(107), "is 214 bytes");
+        // The manifest's temporary name in FileStorage: "." + name + ".manifest.json.dgen4j-" + pid (<= 7
+        // digits) + "-" + 8 hex + ".tmp".
+        assertEquals(StorageTarget.DERIVED_NAME_OVERHEAD, ".".length() + ".manifest.json".length()
+                + ".dgen4j-".length() + 7 + "-".length() + 8 + ".tmp".length());
+    }
+
+    private static void assertMessage(String target, String part) {
+        var e = assertThrows(IllegalArgumentException.class, () -> StorageTarget.parse(target));
+        assertTrue(e.getMessage().contains(part), e.getMessage());
+    }
+}
