@@ -92,7 +92,7 @@ class MisuseProcessTest {
         Files.copy(root.resolve("dgen4j"), home.resolve("dgen4j"));
         Files.createDirectories(home.resolve("scripts"));
         Files.copy(root.resolve("scripts/find-jdk.sh"), home.resolve("scripts/find-jdk.sh"));
-        Files.createDirectories(home.resolve("target"));
+        Files.createDirectories(home.resolve("java/cli/target"));
         Manifest m = new Manifest();
         m.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         m.getMainAttributes().put(Attributes.Name.MAIN_CLASS, Main.class.getName());
@@ -101,7 +101,7 @@ class MisuseProcessTest {
             cp.append(Path.of(e).toUri()).append(' ');
         }
         m.getMainAttributes().put(Attributes.Name.CLASS_PATH, cp.toString().trim());
-        try (JarOutputStream j = new JarOutputStream(Files.newOutputStream(home.resolve("target/dgen4j-test-cli.jar")), m)) {
+        try (JarOutputStream j = new JarOutputStream(Files.newOutputStream(home.resolve("java/cli/target/dgen4j-cli-test-all.jar")), m)) {
             j.flush();
         }
         String locales = MisuseTest.exec("locale", "-a");
