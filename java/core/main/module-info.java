@@ -18,6 +18,10 @@ module io.dgen4j {
     exports io.dgen4j.gen;
     exports io.dgen4j.checkpoint;
     exports io.dgen4j.storage;
+
+    // storage backends, found with ServiceLoader; the file backend registers like any other
+    uses io.dgen4j.storage.StorageProvider;
+    provides io.dgen4j.storage.StorageProvider with io.dgen4j.storage.FileStorageProvider;
     // the CLI's info command reports where the native library came from
     exports io.dgen4j.nativelib to io.dgen4j.cli;
 }

@@ -61,7 +61,7 @@ final class CheckpointOptions {
         FileOptions files = FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync)
                 .withPreallocate(!noPreallocate);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
-                .spec(spec.build()).source(source()).threads(data.threads).fileOptions(files).progress(progress).build();
+                .spec(spec.build()).source(source()).threads(data.threads).backendOptions(files).progress(progress).build();
     }
 
     static FileOptions.Fadvise fadvise(String value) {

@@ -131,7 +131,7 @@ final class CompareCommand implements Callable<Integer> {
     private static void deleteUnlessKept(Path f, boolean keep) throws IOException {
         if (!keep) {
             Files.deleteIfExists(f);
-            Files.deleteIfExists(StreamingCheckpoint.manifestPath(f));
+            Files.deleteIfExists(io.dgen4j.storage.FileStorage.sidecarPath(f));
         }
     }
 

@@ -46,6 +46,6 @@ final class LoadOptions {
         check();
         FileOptions.Fadvise advice = CheckpointOptions.fadvise(fadvise);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).readersInFlight(readers)
-                .threads(threads).fileOptions(FileOptions.defaults().withFadvise(advice)).progress(progress).build();
+                .threads(threads).backendOptions(FileOptions.defaults().withFadvise(advice)).progress(progress).build();
     }
 }

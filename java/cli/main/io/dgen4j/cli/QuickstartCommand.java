@@ -65,7 +65,7 @@ final class QuickstartCommand implements Callable<Integer> {
                 loaded = options.build(bar::update).load(StorageTarget.parse(file.toString()), true);
             }
             Files.deleteIfExists(file);
-            Files.deleteIfExists(StreamingCheckpoint.manifestPath(file));
+            Files.deleteIfExists(io.dgen4j.storage.FileStorage.sidecarPath(file));
             CompareCommand.Outcome cmp = CompareCommand.run(command.commandLine().getErr(), work, bytes, options, bars, false);
             String plotError = plot == null ? null : CompareCommand.drawPlot(plot, cmp);
             PrintWriter out = command.commandLine().getOut();
@@ -90,7 +90,7 @@ final class QuickstartCommand implements Callable<Integer> {
             return 0;
         } finally {
             Files.deleteIfExists(file);
-            Files.deleteIfExists(StreamingCheckpoint.manifestPath(file));
+            Files.deleteIfExists(io.dgen4j.storage.FileStorage.sidecarPath(file));
             Files.deleteIfExists(work);
         }
     }

@@ -223,7 +223,7 @@ class CommitProtocolTest {
         Process p = probe(CommitStep.DATA_RENAME.name(), "halt", dir.resolve("unused"), saveNew(f));
         finish(p);
         assertEquals(97, p.exitValue());
-        assertTrue(Files.exists(StreamingCheckpoint.manifestPath(f)), "the pending sidecar was in place");
+        assertTrue(Files.exists(io.dgen4j.storage.FileStorage.sidecarPath(f)), "the pending sidecar was in place");
         var e = assertThrows(CheckpointException.class, () -> ckpt(0).load(f.toString(), true));
         assertTrue(e.getMessage().contains("does not exist") && e.getMessage().contains("interrupted"), e.getMessage());
         // The next save of the target succeeds over what the dead one left.

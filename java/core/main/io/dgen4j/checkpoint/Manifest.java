@@ -17,8 +17,6 @@ import java.util.Map;
  * @param chunkSize     chunk size used by the save
  */
 public record Manifest(int formatVersion, DataSpec spec, String generator, long chunkSize) {
-    /** Suffix of the sidecar file. */
-    public static final String SUFFIX = io.dgen4j.storage.FileStorage.SIDECAR_SUFFIX;
     private static final String KIND = "checkpoint";
 
     /** Whether a load may compare the bytes with the regenerated stream. */

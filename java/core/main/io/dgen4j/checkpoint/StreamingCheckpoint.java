@@ -2,12 +2,15 @@ package io.dgen4j.checkpoint;
 
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
-import io.dgen4j.storage.FileOptions;
-import io.dgen4j.storage.FileStorage;
+import io.dgen4j.storage.ReadRequest;
+import io.dgen4j.storage.StorageOptions;
+import io.dgen4j.storage.StorageProvider;
+import io.dgen4j.storage.StorageProviders;
 import io.dgen4j.storage.StorageReader;
 import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.TargetBusyException;
+import io.dgen4j.storage.WriteRequest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
@@ -17,6 +20,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,7 +66,8 @@ public final class StreamingCheckpoint {
     private final DataSpec template;
     private final DataSource source;
     private final int threads;
-    private final FileOptions fileOptions;
+    private final StorageOptions storageOptions;
+    private final Optional<String> backend;
     private final LongConsumer progress;
 
     private StreamingCheckpoint(Builder b) {
@@ -72,7 +77,8 @@ public final class StreamingCheckpoint {
         this.template = b.spec;
         this.source = b.source;
         this.threads = b.threads;
-        this.fileOptions = b.fileOptions;
+        this.storageOptions = b.storageOptions;
+        this.backend = b.backend;
         this.progress = b.progress;
     }
 
@@ -96,9 +102,9 @@ public final class StreamingCheckpoint {
         return writersInFlight;
     }
 
-    /** The sidecar manifest of a checkpoint file. */
-    public static Path manifestPath(Path checkpoint) {
-        return FileStorage.sidecarPath(checkpoint);
+    /** Removes the checkpoint at {@code target} (for files, the file and its manifest); returns whether there was one. */
+    public boolean delete(StorageTarget target) throws IOException {
+        return StorageProviders.forTarget(target, backend).delete(target, storageOptions);
     }
 
     /** Saves {@code totalBytes} of the stream to {@code target} (a path, {@code file://} or {@code direct://}). */
@@ -115,7 +121,7 @@ public final class StreamingCheckpoint {
      */
     public SaveResult save(StorageTarget target, long totalBytes) throws IOException {
         DataSpec spec = specFor(totalBytes);
-        FileOptions options = target.options(fileOptions);
+        StorageProvider provider = StorageProviders.forTarget(target, backend);
         ProcessMemory.resetPeak();
         long start = System.nanoTime();
         BufferPool pool = new BufferPool(buffers, chunkSize);
@@ -127,7 +133,8 @@ public final class StreamingCheckpoint {
                      () -> running.get() == null ? 0 : running.get().written());
              DataSource.Filler filler = source.open(spec, threads)) {
             Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
-            data = FileStorage.openWriter(target.path(), options, totalBytes, manifest.toMetadata());
+            data = provider.openWriter(new WriteRequest(target, totalBytes, manifest.toMetadata(), writersInFlight,
+                    storageOptions));
             pipeline = new SavePipeline(filler, pool, data, totalBytes, chunkSize, writersInFlight, progress);
             running.set(pipeline);
             pipeline.run();
@@ -167,7 +174,7 @@ public final class StreamingCheckpoint {
      */
     public SaveResult savePreallocated(StorageTarget target, long totalBytes) throws IOException {
         DataSpec spec = specFor(totalBytes);
-        FileOptions options = target.options(fileOptions);
+        StorageProvider provider = StorageProviders.forTarget(target, backend);
         ProcessMemory.resetPeak();
         long start = System.nanoTime();
         AtomicLong written = new AtomicLong();
@@ -176,7 +183,7 @@ public final class StreamingCheckpoint {
              Arena arena = Arena.ofShared();
              DataSource.Filler filler = source.open(spec, threads)) {
             Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
-            data = FileStorage.openWriter(target.path(), options, totalBytes, manifest.toMetadata());
+            data = provider.openWriter(new WriteRequest(target, totalBytes, manifest.toMetadata(), 1, storageOptions));
             MemorySegment all = arena.allocate(totalBytes, 4096);
             long t0 = System.nanoTime();
             filler.fill(all, 0);
@@ -227,17 +234,17 @@ public final class StreamingCheckpoint {
      * a save is replacing it).
      */
     public LoadResult load(StorageTarget target, boolean verify) throws IOException {
-        Path path = target.path();
-        FileOptions options = target.options(fileOptions);
+        String path = target.toString();
+        StorageProvider provider = StorageProviders.forTarget(target, backend);
         ProcessMemory.resetPeak();
         long start = System.nanoTime();
-        try (StorageReader reader = FileStorage.openReader(path, options);
+        try (StorageReader reader = provider.openReader(new ReadRequest(target, writersInFlight, storageOptions));
              ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, () -> 0)) {
             if (reader.metadata().isEmpty()) {
-                throw new CheckpointException(String.format("no manifest for %s (expected %s): not a dgen4j "
-                        + "checkpoint, or its save did not finish", path, manifestPath(path)), -1, null);
+                throw new CheckpointException(String.format("no manifest for %s: not a dgen4j checkpoint, or its "
+                        + "save did not finish", path), -1, null);
             }
-            Manifest manifest = Manifest.fromMetadata(reader.metadata(), manifestPath(path).toString());
+            Manifest manifest = Manifest.fromMetadata(reader.metadata(), "the manifest of " + path);
             if (verify && !manifest.verifiable()) {
                 throw new CheckpointException(path + " was written with " + manifest.generator()
                         + " data, which cannot be regenerated: load it without --verify", -1, null);
@@ -430,7 +437,8 @@ public final class StreamingCheckpoint {
         private DataSpec spec = DataSpec.builder().build();
         private DataSource source = DataSource.AUTO;
         private int threads;
-        private FileOptions fileOptions = FileOptions.defaults();
+        private StorageOptions storageOptions = StorageOptions.empty();
+        private Optional<String> backend = Optional.empty();
         private LongConsumer progress = done -> { };
         private boolean forLoad;
 
@@ -494,12 +502,21 @@ public final class StreamingCheckpoint {
             return this;
         }
 
-        /** File backend options (O_DIRECT policy, fadvise, fsync, preallocation). */
-        public Builder fileOptions(FileOptions options) {
-            if (options == null) {
-                throw new IllegalArgumentException("file options must not be null");
+        /**
+         * Options of a storage backend (e.g. {@link io.dgen4j.storage.FileOptions}); call once per
+         * backend type, each backend reads its own.
+         */
+        public Builder backendOptions(Object options) {
+            this.storageOptions = storageOptions.with(options);
+            return this;
+        }
+
+        /** The storage backend to use, by name ({@code file}, {@code aws}, ...); default: the best available for the target's scheme. */
+        public Builder backend(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("backend name must not be empty");
             }
-            this.fileOptions = options;
+            this.backend = Optional.of(name.trim());
             return this;
         }
 

@@ -198,6 +198,23 @@ public final class FileStorage {
     }
 
     /**
+     * Removes the checkpoint file {@code target} and its manifest; returns whether there was either.
+     *
+     * @throws TargetBusyException when a save is writing it
+     */
+    public static boolean delete(Path target) throws IOException {
+        Path path = target.toAbsolutePath();
+        if (Files.isDirectory(path)) {
+            throw new IOException(path + " is a directory, not a checkpoint file");
+        }
+        try (TargetLock lock = TargetLock.acquire(path)) {
+            removeStaleTemps(path);
+            boolean data = Files.deleteIfExists(path);
+            return Files.deleteIfExists(Sidecar.of(path)) || data;
+        }
+    }
+
+    /**
      * Removes what killed saves of {@code target} left (hidden temporary data and sidecar files),
      * if no save of it is running now; returns the files removed.
      */

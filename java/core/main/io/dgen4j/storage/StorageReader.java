@@ -8,7 +8,11 @@ public interface StorageReader extends AutoCloseable {
     /** Size of the object in bytes. */
     long size();
 
-    /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; returns the count (short only at the end). */
+    /**
+     * Reads up to {@code dst.byteSize()} bytes at {@code offset}; returns the count (short only at
+     * the end). Callable from several threads at once. {@code offset} and {@code dst}'s address are
+     * multiples of 4096 (backends that bypass the page cache need it).
+     */
     long read(long offset, MemorySegment dst) throws IOException;
 
     /**

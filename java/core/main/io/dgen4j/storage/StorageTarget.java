@@ -7,7 +7,9 @@ import java.util.Locale;
 
 /**
  * Where a checkpoint lives, parsed from what a user types: a plain path or {@code file://} (file
- * backend, O_DIRECT where possible) or {@code direct://} (file backend, O_DIRECT demanded).
+ * backend, O_DIRECT where possible) or {@code direct://} (file backend, O_DIRECT demanded), or
+ * {@code scheme://location} for another backend ({@code s3://bucket/key}), which that backend
+ * checks when it opens the target ({@link StorageProviders}).
  *
  * <p>URIs follow RFC 8089: {@code file:///abs/path} or {@code file://localhost/abs/path}, with
  * percent-escapes decoded ({@code file:///tmp/a%20b} is {@code /tmp/a b}); another host is refused,
@@ -20,11 +22,17 @@ import java.util.Locale;
  * StorageTarget t = StorageTarget.parse("direct:///nvme/ckpt.bin");   // path /nvme/ckpt.bin, O_DIRECT required
  * }
  *
- * @param scheme   the backend family
- * @param path     the file path
+ * @param scheme   the URI scheme, lower case: {@code file} for plain paths
+ * @param location for {@code file} and {@code direct}, the absolute path; else the text after
+ *                 {@code ://}
  * @param original the text it was parsed from
  */
-public record StorageTarget(Scheme scheme, Path path, String original) {
+public record StorageTarget(String scheme, String location, String original) {
+    /** The scheme of plain paths and {@code file://} URIs. */
+    public static final String FILE = "file";
+    /** The scheme of {@code direct://} URIs: a local file, O_DIRECT demanded. */
+    public static final String DIRECT = "direct";
+
     /** Longest file name, in bytes, that Linux file systems take (NAME_MAX). */
     public static final int NAME_MAX = 255;
     /**
@@ -34,14 +42,6 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
      * adds 29, the lock file {@code .<name>.dgen4j.lock} 13, the manifest 14).
      */
     public static final int DERIVED_NAME_OVERHEAD = 43;
-
-    /** Backend families. */
-    public enum Scheme {
-        /** Local file, O_DIRECT where the filesystem allows it. */
-        FILE,
-        /** Local file, O_DIRECT demanded. */
-        DIRECT
-    }
 
     /**
      * Parses a path or a {@code file://} / {@code direct://} URI.
@@ -55,16 +55,17 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
         }
         int sep = text.indexOf("://");
         if (sep < 0) {
-            return of(Scheme.FILE, text, text);
+            return of(FILE, text, text);
         }
-        String scheme = text.substring(0, sep).toLowerCase(Locale.ROOT);
-        Scheme s = switch (scheme) {
-            case "file" -> Scheme.FILE;
-            case "direct" -> Scheme.DIRECT;
-            default -> throw new IllegalArgumentException(String.format(
-                    "no storage backend for '%s://' in %s (supported: a path, file://, direct://)", scheme, text));
-        };
+        String s = text.substring(0, sep).toLowerCase(Locale.ROOT);
+        if (!s.matches("[a-z][a-z0-9+.-]*")) {
+            throw new IllegalArgumentException(String.format("bad URI %s: '%s' is not a URI scheme", text,
+                    text.substring(0, sep)));
+        }
         String rest = text.substring(sep + 3);
+        if (!s.equals(FILE) && !s.equals(DIRECT)) {
+            return new StorageTarget(s, rest, text); // its backend checks the rest
+        }
         String path;
         if (rest.isEmpty() || rest.equalsIgnoreCase("localhost")) {
             path = "";
@@ -72,7 +73,7 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
             path = decode(rest, text);
         } else if (rest.regionMatches(true, 0, "localhost/", 0, 10)) {
             path = decode(rest.substring(9), text);
-        } else if (s == Scheme.FILE) {
+        } else if (s.equals(FILE)) {
             int slash = rest.indexOf('/');
             String host = slash < 0 ? rest : rest.substring(0, slash);
             throw new IllegalArgumentException(String.format("%s names host '%s': the file backend is local; use "
@@ -83,7 +84,7 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
         return of(s, path, text);
     }
 
-    private static StorageTarget of(Scheme scheme, String path, String original) {
+    private static StorageTarget of(String scheme, String path, String original) {
         if (path.isEmpty()) {
             throw new IllegalArgumentException("target " + original + " names no file");
         }
@@ -102,7 +103,24 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
             throw new IllegalArgumentException("target " + original + " names a directory: a checkpoint target is a file");
         }
         checkNameLength(p, DERIVED_NAME_OVERHEAD);
-        return new StorageTarget(scheme, p, original);
+        return new StorageTarget(scheme, p.toString(), original);
+    }
+
+    /** Whether this is a local file ({@code file} or {@code direct}). */
+    public boolean isFile() {
+        return scheme.equals(FILE) || scheme.equals(DIRECT);
+    }
+
+    /**
+     * The local path of a {@code file} or {@code direct} target.
+     *
+     * @throws IllegalStateException for another scheme
+     */
+    public Path path() {
+        if (!isFile()) {
+            throw new IllegalStateException(original + " is not a local file");
+        }
+        return Path.of(location);
     }
 
     /**
@@ -149,10 +167,6 @@ public record StorageTarget(Scheme scheme, Path path, String original) {
         }
     }
 
-    /** The options to use for this target, given the user's defaults. */
-    public FileOptions options(FileOptions base) {
-        return scheme == Scheme.DIRECT ? base.withDirect(FileOptions.Direct.REQUIRE) : base;
-    }
 
     @Override
     public String toString() {

@@ -155,7 +155,7 @@ class StreamingCheckpointTest {
             Path disk = mounts.ext4(dir, 32);
             // without preallocation, a write fails midway: the error names the offset and the path
             var mid = assertThrows(CheckpointException.class, () -> small()
-                    .fileOptions(FileOptions.defaults().withPreallocate(false)).build()
+                    .backendOptions(FileOptions.defaults().withPreallocate(false)).build()
                     .save(disk.resolve("big.bin").toString(), 64L << 20));
             assertTrue(mid.getMessage().contains("No space left on device"), mid.getMessage());
             assertTrue(mid.offset().isPresent() && mid.offset().getAsLong() > 0, mid.getMessage());
@@ -194,7 +194,7 @@ class StreamingCheckpointTest {
     void fadviseModesAndNoFsyncKeepTheBytes() throws Exception {
         for (FileOptions.Fadvise mode : FileOptions.Fadvise.values()) {
             Path f = dir.resolve("fadvise-" + mode + ".bin");
-            SaveResult r = small().fileOptions(FileOptions.defaults().withDirect(FileOptions.Direct.OFF)
+            SaveResult r = small().backendOptions(FileOptions.defaults().withDirect(FileOptions.Direct.OFF)
                     .withFadvise(mode).withFsync(mode != FileOptions.Fadvise.NONE)).build().save(f.toString(), 5_000_000);
             assertFalse(r.directIo());
             assertArrayEquals(expected(5_000_000), Files.readAllBytes(f), mode.toString());
@@ -216,7 +216,7 @@ class StreamingCheckpointTest {
         assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
         assertTrue(seen.get() < 64L << 20, "stopped promptly, after " + seen.get() + " bytes");
         assertFalse(Files.exists(f));
-        assertFalse(Files.exists(StreamingCheckpoint.manifestPath(f)));
+        assertFalse(Files.exists(io.dgen4j.storage.FileStorage.sidecarPath(f)));
         assertEquals(List.of(), leftovers(dir));
     }
 

@@ -17,7 +17,7 @@ class StorageTargetTest {
         assertEquals(Path.of("/tmp/x"), StorageTarget.parse("FILE://LOCALHOST/tmp/x").path());
         StorageTarget d = StorageTarget.parse("direct://localhost/tmp/x%3Fy");
         assertEquals(Path.of("/tmp/x?y"), d.path());
-        assertEquals(StorageTarget.Scheme.DIRECT, d.scheme());
+        assertEquals(StorageTarget.DIRECT, d.scheme());
         assertEquals(Path.of("rel/x").toAbsolutePath(), StorageTarget.parse("direct://rel/x").path());
         assertEquals(Path.of("/tmp/a%20b"), StorageTarget.parse("/tmp/a%20b").path(), "a plain path is not decoded");
     }
@@ -32,8 +32,26 @@ class StorageTargetTest {
         assertMessage("file:///tmp/%zz", "'%' at index 5 is not followed by two hex digits");
         assertMessage("file:///tmp/%ff", "its percent-escapes are not UTF-8");
         assertMessage("file:///tmp/a%00b", "is not a valid path");
-        assertMessage("s3://bucket/x", "no storage backend for 's3://'");
+        assertMessage("s 3://bucket/x", "is not a URI scheme");
         assertMessage(" ", "got nothing");
+    }
+
+    @Test
+    void otherSchemesAreLeftToTheirBackendAndRefusedWhenNoneIsInstalled() {
+        StorageTarget s3 = StorageTarget.parse("S3://bucket/dir/x.bin");
+        assertEquals("s3", s3.scheme());
+        assertEquals("bucket/dir/x.bin", s3.location());
+        assertThrows(IllegalStateException.class, s3::path);
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> StorageProviders.forTarget(s3, java.util.Optional.empty()));
+        assertTrue(e.getMessage().startsWith("no storage backend for 's3://' in S3://bucket/dir/x.bin (installed: "
+                + "file (direct://, file://))"), e.getMessage());
+        var named = assertThrows(IllegalArgumentException.class,
+                () -> StorageProviders.forTarget(StorageTarget.parse("/tmp/x"), java.util.Optional.of("aws")));
+        assertTrue(named.getMessage().startsWith("no storage backend called 'aws' is installed"), named.getMessage());
+        assertEquals("file", StorageProviders.forTarget(StorageTarget.parse("/tmp/x"), java.util.Optional.empty()).name());
+        assertEquals("file", StorageProviders.forTarget(StorageTarget.parse("direct:///tmp/x"),
+                java.util.Optional.of("FILE")).name());
     }
 
     @Test
