@@ -1,0 +1,144 @@
+package io.dgen4j.s3;
+
+import java.util.Locale;
+
+/**
+ * How an object of a known size is cut into multipart-upload parts of one size (the last part
+ * may be shorter). S3's limits: parts of 5 MiB to 5 GiB (the last may be smaller), at most 10,000
+ * parts. A size that needs more parts is refused up front, before any data is generated, with
+ * the arithmetic in the message.
+ *
+ * <p>Writers get chunk-aligned writes: by default the part size is the checkpoint's chunk size, so
+ * one write is one part. A chunk may also hold several whole parts (chunk size a multiple of the
+ * part size): its write is then sent as that many parts, slices of the same buffer, with no copy.
+ * A chunk that would end inside a part is refused when the writer is opened
+ * ({@link #checkChunk(long)}): joining chunks into a part would mean copying them, which the
+ * backends do not do.
+ *
+ * <p>An empty object has no parts ({@link #parts()} is 0): backends store it with one plain PUT.
+ *
+ * @param objectSize the object's size in bytes
+ * @param partSize   bytes per part (all but the last)
+ * @param parts      number of parts
+ */
+public record PartPlan(long objectSize, long partSize, int parts) {
+    /** Smallest part S3 takes (all but the last part). */
+    public static final long MIN_PART_SIZE = 5L << 20;
+    /** Largest part S3 takes. */
+    public static final long MAX_PART_SIZE = 5L << 30;
+    /** Most parts in one multipart upload. */
+    public static final int MAX_PARTS = 10_000;
+
+    /** Checks the fields against each other and against S3's limits. */
+    public PartPlan {
+        if (objectSize < 0) {
+            throw new IllegalArgumentException("object size must be >= 0, got " + objectSize);
+        }
+        checkPartSize(partSize);
+        if (parts != partsFor(objectSize, partSize)) {
+            throw new IllegalArgumentException(String.format("%d bytes in parts of %d need %d parts, not %d",
+                    objectSize, partSize, partsFor(objectSize, partSize), parts));
+        }
+    }
+
+    /**
+     * The plan for {@code objectSize} bytes in parts of {@code partSize}.
+     *
+     * @throws IllegalArgumentException when the part size is outside 5 MiB..5 GiB, or the object
+     *         needs more than 10,000 parts (the message gives the smallest part size that fits)
+     */
+    public static PartPlan of(long objectSize, long partSize) {
+        if (objectSize < 0) {
+            throw new IllegalArgumentException("object size must be >= 0, got " + objectSize);
+        }
+        checkPartSize(partSize);
+        long parts = partsFor(objectSize, partSize);
+        if (parts > MAX_PARTS) {
+            long needed = (objectSize + MAX_PARTS - 1) / MAX_PARTS;
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "a %s object in %s parts needs %d parts; "
+                    + "S3 allows %d: use a part size of at least %s (%d bytes)", size(objectSize), size(partSize),
+                    parts, MAX_PARTS, size(needed), needed));
+        }
+        return new PartPlan(objectSize, partSize, (int) parts);
+    }
+
+    /** The default part size for a chunk size: the chunk size, raised to 5 MiB or lowered to 5 GiB. */
+    public static long defaultPartSize(long chunkSize) {
+        return Math.max(MIN_PART_SIZE, Math.min(MAX_PART_SIZE, chunkSize));
+    }
+
+    /**
+     * Checks that writes of {@code chunkSize} at chunk-aligned offsets map onto whole parts: the
+     * chunk size is a multiple of the part size (or the object fits in one chunk).
+     *
+     * @throws IllegalArgumentException saying which sizes to use
+     */
+    public void checkChunk(long chunkSize) {
+        if (chunkSize <= 0) {
+            throw new IllegalArgumentException("chunk size must be > 0, got " + chunkSize);
+        }
+        if (chunkSize % partSize != 0 && chunkSize < objectSize) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "chunks of %s do not fill whole parts of %s: "
+                    + "the chunk size must be a multiple of the part size (S3 parts are 5 MiB at least; use chunks of "
+                    + "%s or a multiple)", size(chunkSize), size(partSize), size(partSize)));
+        }
+    }
+
+    /** 1-based number of the part that starts at {@code offset}. */
+    public int partNumber(long offset) {
+        if (offset < 0 || offset >= objectSize || offset % partSize != 0) {
+            throw new IllegalArgumentException(String.format("offset %d is not the start of a part (parts of %d "
+                    + "bytes, object of %d)", offset, partSize, objectSize));
+        }
+        return (int) (offset / partSize) + 1;
+    }
+
+    /** Offset of part {@code number} (1-based). */
+    public long partOffset(int number) {
+        checkNumber(number);
+        return (number - 1) * partSize;
+    }
+
+    /** Length of part {@code number} (1-based): the part size, or less for the last. */
+    public long partLength(int number) {
+        checkNumber(number);
+        return Math.min(partSize, objectSize - partOffset(number));
+    }
+
+    private void checkNumber(int number) {
+        if (number < 1 || number > parts) {
+            throw new IllegalArgumentException(String.format("part %d does not exist: the object has %d parts",
+                    number, parts));
+        }
+    }
+
+    private static long partsFor(long objectSize, long partSize) {
+        return (objectSize + partSize - 1) / partSize;
+    }
+
+    private static void checkPartSize(long partSize) {
+        if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "part size must be between 5 MiB and 5 GiB "
+                    + "(S3's limits), got %s", size(partSize)));
+        }
+    }
+
+    /** A size in binary units, e.g. {@code 100 GiB}, {@code 10.24 MiB}, {@code 12345 bytes}. */
+    static String size(long bytes) {
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        if (bytes < 1024) {
+            return bytes + " bytes";
+        }
+        double v = bytes;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        // two decimals, rounded up so that a suggested minimum is never below the real one
+        double up = Math.ceil(v * 100 - 1e-9) / 100;
+        String text = up == Math.rint(up) ? String.format(Locale.ROOT, "%d", (long) up)
+                : String.format(Locale.ROOT, "%.2f", up).replaceAll("0$", "");
+        return text + " " + units[u];
+    }
+}

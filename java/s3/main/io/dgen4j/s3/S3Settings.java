@@ -1,0 +1,448 @@
+package io.dgen4j.s3;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Settings of the S3 backends (one object for all of them; pass it with
+ * {@code StreamingCheckpoint.Builder.backendOptions(settings)}), read from the variables our users
+ * already set ({@link #fromEnvironment}) and overridden with the {@link Builder}.
+ *
+ * <p>Credentials: {@code AWS_ACCESS_KEY_ID} and {@code AWS_SECRET_ACCESS_KEY} (with
+ * {@code AWS_SESSION_TOKEN}), else the {@code AWS_PROFILE} profile (default {@code default}) of
+ * the shared credentials file ({@code AWS_SHARED_CREDENTIALS_FILE}, default
+ * {@code ~/.aws/credentials}). Endpoint: {@code AWS_ENDPOINT_URL_S3}, else {@code AWS_ENDPOINT_URL},
+ * else AWS. Region: {@code AWS_REGION}, else {@code AWS_DEFAULT_REGION}, else the profile's
+ * {@code region} in the config file ({@code AWS_CONFIG_FILE}, default {@code ~/.aws/config}), else
+ * {@code us-east-1}. TLS trust: {@code AWS_CA_BUNDLE} (a PEM file). A {@code .env} file in the
+ * working directory supplies any of these that the environment does not set.
+ *
+ * <p>{@link #toString()} masks the secrets: the secret key and session token never appear in any
+ * string form, the access key id only by its first four characters.
+ *
+ * {@snippet :
+ * S3Settings s = S3Settings.fromEnvironment(System.getenv(), Path.of(""))
+ *         .toBuilder().checksumMode(S3Settings.ChecksumMode.FULL).build();
+ * }
+ */
+public final class S3Settings {
+    /** When requests carry checksums (SDK 2.30+ sends CRC32 trailers by default, which many S3-compatible stores refuse). */
+    public enum ChecksumMode {
+        /** Only where the operation requires one (the default). */
+        WHEN_REQUIRED,
+        /** On every request and response that supports one. */
+        FULL
+    }
+
+    /** The region when none is configured. */
+    public static final String DEFAULT_REGION = "us-east-1";
+    /** The environment variable names read. */
+    public static final String ACCESS_KEY_ID = "AWS_ACCESS_KEY_ID", SECRET_ACCESS_KEY = "AWS_SECRET_ACCESS_KEY",
+            SESSION_TOKEN = "AWS_SESSION_TOKEN", ENDPOINT_URL_S3 = "AWS_ENDPOINT_URL_S3",
+            ENDPOINT_URL = "AWS_ENDPOINT_URL", REGION = "AWS_REGION", DEFAULT_REGION_VAR = "AWS_DEFAULT_REGION",
+            CA_BUNDLE = "AWS_CA_BUNDLE", PROFILE = "AWS_PROFILE";
+
+    private final String accessKeyId;
+    private final String secretAccessKey;
+    private final String sessionToken;
+    private final String credentialsSource;
+    private final URI endpoint;
+    private final String region;
+    private final Path caBundle;
+    private final long partSize;
+    private final int maxInFlight;
+    private final Boolean pathStyle;
+    private final ChecksumMode checksumMode;
+    private final Duration apiCallTimeout;
+    private final Duration apiCallAttemptTimeout;
+
+    private S3Settings(Builder b) {
+        this.accessKeyId = b.accessKeyId;
+        this.secretAccessKey = b.secretAccessKey;
+        this.sessionToken = b.sessionToken;
+        this.credentialsSource = b.credentialsSource;
+        this.endpoint = b.endpoint;
+        this.region = b.region;
+        this.caBundle = b.caBundle;
+        this.partSize = b.partSize;
+        this.maxInFlight = b.maxInFlight;
+        this.pathStyle = b.pathStyle;
+        this.checksumMode = b.checksumMode;
+        this.apiCallTimeout = b.apiCallTimeout;
+        this.apiCallAttemptTimeout = b.apiCallAttemptTimeout;
+    }
+
+    /** Settings with no credentials, AWS's endpoint, region us-east-1 and default sizes. */
+    public static S3Settings defaults() {
+        return builder().build();
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these settings. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /**
+     * The settings that {@code env} (the process environment, typically) and the {@code .env} file
+     * in {@code workingDir} give; variables in {@code env} win over the file's.
+     *
+     * @throws IllegalArgumentException naming the variable (never its secret value) when a value is
+     *         malformed, a {@code .env} line is not {@code KEY=VALUE}, or {@code AWS_PROFILE} names a
+     *         profile that is not in the credentials file while no keys are set
+     */
+    public static S3Settings fromEnvironment(Map<String, String> env, Path workingDir) {
+        Map<String, String> all = new HashMap<>();
+        Path dotEnv = workingDir.resolve(".env");
+        Map<String, String> fromFile = EnvFiles.readDotEnv(dotEnv);
+        all.putAll(fromFile);
+        env.forEach((k, v) -> {
+            if (v != null) {
+                all.put(k, v);
+            }
+        });
+        Builder b = builder();
+        String id = nonBlank(all.get(ACCESS_KEY_ID));
+        String secret = nonBlank(all.get(SECRET_ACCESS_KEY));
+        String profile = Optional.ofNullable(nonBlank(all.get(PROFILE))).orElse("default");
+        Path home = Path.of(Optional.ofNullable(nonBlank(env.get("HOME"))).orElse(System.getProperty("user.home")));
+        if (id != null || secret != null) {
+            if (id == null || secret == null) {
+                throw new IllegalArgumentException(String.format("%s is set but %s is not: set both", id == null
+                        ? SECRET_ACCESS_KEY : ACCESS_KEY_ID, id == null ? ACCESS_KEY_ID : SECRET_ACCESS_KEY));
+            }
+            boolean envWins = env.containsKey(ACCESS_KEY_ID) && nonBlank(env.get(ACCESS_KEY_ID)) != null;
+            b.credentials(id, secret, nonBlank(all.get(SESSION_TOKEN)));
+            b.credentialsSource = envWins ? "environment" : dotEnv.toString();
+        } else {
+            Path file = Optional.ofNullable(nonBlank(all.get("AWS_SHARED_CREDENTIALS_FILE"))).map(Path::of)
+                    .orElse(home.resolve(".aws").resolve("credentials"));
+            Optional<Map<String, String>> section = EnvFiles.iniSection(file, profile);
+            if (section.isPresent() && section.get().containsKey("aws_access_key_id")
+                    && section.get().containsKey("aws_secret_access_key")) {
+                Map<String, String> s = section.get();
+                b.credentials(s.get("aws_access_key_id"), s.get("aws_secret_access_key"),
+                        nonBlank(s.get("aws_session_token")));
+                b.credentialsSource = "profile " + profile + " in " + file;
+            } else if (all.containsKey(PROFILE)) {
+                throw new IllegalArgumentException(String.format("%s=%s but %s has no such profile with "
+                        + "aws_access_key_id and aws_secret_access_key", PROFILE, profile, file));
+            }
+        }
+        String endpoint = nonBlank(all.get(ENDPOINT_URL_S3));
+        String endpointVar = ENDPOINT_URL_S3;
+        if (endpoint == null) {
+            endpoint = nonBlank(all.get(ENDPOINT_URL));
+            endpointVar = ENDPOINT_URL;
+        }
+        if (endpoint != null) {
+            b.endpoint(parseEndpoint(endpoint, endpointVar));
+        }
+        String region = nonBlank(all.get(REGION));
+        if (region == null) {
+            region = nonBlank(all.get(DEFAULT_REGION_VAR));
+        }
+        if (region == null) {
+            Path config = Optional.ofNullable(nonBlank(all.get("AWS_CONFIG_FILE"))).map(Path::of)
+                    .orElse(home.resolve(".aws").resolve("config"));
+            region = EnvFiles.iniSection(config, profile.equals("default") ? "default" : "profile " + profile)
+                    .map(s -> nonBlank(s.get("region"))).orElse(null);
+        }
+        if (region != null) {
+            b.region(region);
+        }
+        String ca = nonBlank(all.get(CA_BUNDLE));
+        if (ca != null) {
+            b.caBundle(workingDir.resolve(ca));
+        }
+        return b.build();
+    }
+
+    /**
+     * Parses an endpoint URL ({@code http://host:port} or {@code https://...}).
+     *
+     * @throws IllegalArgumentException naming {@code what} (a variable or option) when it is not one
+     */
+    public static URI parseEndpoint(String text, String what) {
+        URI u;
+        try {
+            u = new URI(text.strip());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(String.format("%s must be an http:// or https:// URL with a host, got "
+                    + "'%s': %s", what, text, e.getReason()), e);
+        }
+        String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null) {
+            throw new IllegalArgumentException(String.format("%s must be an http:// or https:// URL with a host, got "
+                    + "'%s'", what, text));
+        }
+        if (u.getUserInfo() != null) {
+            throw new IllegalArgumentException(what + " must not carry credentials in the URL");
+        }
+        return u;
+    }
+
+    private static String nonBlank(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+
+    /** The access key id, if credentials are set. */
+    public Optional<String> accessKeyId() {
+        return Optional.ofNullable(accessKeyId);
+    }
+
+    /** The secret access key, if credentials are set; never print it. */
+    public Optional<String> secretAccessKey() {
+        return Optional.ofNullable(secretAccessKey);
+    }
+
+    /** The session token of temporary credentials, if any; never print it. */
+    public Optional<String> sessionToken() {
+        return Optional.ofNullable(sessionToken);
+    }
+
+    /** Whether an access key id and secret are set. */
+    public boolean hasCredentials() {
+        return accessKeyId != null && secretAccessKey != null;
+    }
+
+    /** Where the credentials came from ({@code environment}, a {@code .env} file, a profile), for messages. */
+    public Optional<String> credentialsSource() {
+        return Optional.ofNullable(credentialsSource);
+    }
+
+    /** The endpoint, when not AWS's own. */
+    public Optional<URI> endpoint() {
+        return Optional.ofNullable(endpoint);
+    }
+
+    /** The endpoint for messages: the custom one, or AWS's for the region. */
+    public String endpointDescription() {
+        return endpoint != null ? endpoint.toString() : "https://s3." + region + ".amazonaws.com";
+    }
+
+    /** The signing region. */
+    public String region() {
+        return region;
+    }
+
+    /** A PEM file of certificates to trust, if set. */
+    public Optional<Path> caBundle() {
+        return Optional.ofNullable(caBundle);
+    }
+
+    /** The part size, if set (else the chunk size, see {@link #partSizeFor(long)}). */
+    public OptionalLong partSize() {
+        return partSize > 0 ? OptionalLong.of(partSize) : OptionalLong.empty();
+    }
+
+    /** The part size for a checkpoint with chunks of {@code chunkSize}: the one set, else {@link PartPlan#defaultPartSize}. */
+    public long partSizeFor(long chunkSize) {
+        return partSize > 0 ? partSize : PartPlan.defaultPartSize(chunkSize);
+    }
+
+    /** Requests in flight at most, if set (else the caller's writers or readers in flight). */
+    public OptionalInt maxInFlight() {
+        return maxInFlight > 0 ? OptionalInt.of(maxInFlight) : OptionalInt.empty();
+    }
+
+    /** Whether to address buckets by path ({@code endpoint/bucket/key}): as set, else true for custom endpoints. */
+    public boolean pathStyle() {
+        return pathStyle != null ? pathStyle : endpoint != null;
+    }
+
+    /** When checksums are computed and checked. */
+    public ChecksumMode checksumMode() {
+        return checksumMode;
+    }
+
+    /** Limit on one API call, retries included, if set. */
+    public Optional<Duration> apiCallTimeout() {
+        return Optional.ofNullable(apiCallTimeout);
+    }
+
+    /** Limit on one attempt of an API call, if set. */
+    public Optional<Duration> apiCallAttemptTimeout() {
+        return Optional.ofNullable(apiCallAttemptTimeout);
+    }
+
+    /** The first four characters of an access key id, the rest masked. */
+    public static String mask(String accessKeyId) {
+        if (accessKeyId == null) {
+            return "none";
+        }
+        return accessKeyId.length() <= 4 ? "****" : accessKeyId.substring(0, 4) + "****";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof S3Settings s && Objects.equals(accessKeyId, s.accessKeyId)
+                && Objects.equals(secretAccessKey, s.secretAccessKey) && Objects.equals(sessionToken, s.sessionToken)
+                && Objects.equals(credentialsSource, s.credentialsSource) && Objects.equals(endpoint, s.endpoint)
+                && region.equals(s.region) && Objects.equals(caBundle, s.caBundle) && partSize == s.partSize
+                && maxInFlight == s.maxInFlight && Objects.equals(pathStyle, s.pathStyle)
+                && checksumMode == s.checksumMode && Objects.equals(apiCallTimeout, s.apiCallTimeout)
+                && Objects.equals(apiCallAttemptTimeout, s.apiCallAttemptTimeout);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(accessKeyId, secretAccessKey, sessionToken, endpoint, region, caBundle, partSize,
+                maxInFlight, pathStyle, checksumMode, apiCallTimeout, apiCallAttemptTimeout);
+    }
+
+    /** The settings with the secrets masked. */
+    @Override
+    public String toString() {
+        return "S3Settings[endpoint=" + endpointDescription() + ", region=" + region
+                + ", accessKeyId=" + mask(accessKeyId)
+                + ", secretAccessKey=" + (secretAccessKey == null ? "none" : "****")
+                + ", sessionToken=" + (sessionToken == null ? "none" : "****")
+                + (credentialsSource == null ? "" : ", credentials from " + credentialsSource)
+                + ", pathStyle=" + pathStyle()
+                + ", partSize=" + (partSize > 0 ? Long.toString(partSize) : "chunk size")
+                + ", maxInFlight=" + (maxInFlight > 0 ? Integer.toString(maxInFlight) : "writers in flight")
+                + ", checksums=" + checksumMode
+                + (caBundle == null ? "" : ", caBundle=" + caBundle)
+                + (apiCallTimeout == null ? "" : ", apiCallTimeout=" + apiCallTimeout)
+                + (apiCallAttemptTimeout == null ? "" : ", apiCallAttemptTimeout=" + apiCallAttemptTimeout) + "]";
+    }
+
+    /** Builds {@link S3Settings}; every setter checks its value. */
+    public static final class Builder {
+        private String accessKeyId;
+        private String secretAccessKey;
+        private String sessionToken;
+        private String credentialsSource;
+        private URI endpoint;
+        private String region = DEFAULT_REGION;
+        private Path caBundle;
+        private long partSize;
+        private int maxInFlight;
+        private Boolean pathStyle;
+        private ChecksumMode checksumMode = ChecksumMode.WHEN_REQUIRED;
+        private Duration apiCallTimeout;
+        private Duration apiCallAttemptTimeout;
+
+        private Builder() {}
+
+        private Builder(S3Settings s) {
+            accessKeyId = s.accessKeyId;
+            secretAccessKey = s.secretAccessKey;
+            sessionToken = s.sessionToken;
+            credentialsSource = s.credentialsSource;
+            endpoint = s.endpoint;
+            region = s.region;
+            caBundle = s.caBundle;
+            partSize = s.partSize;
+            maxInFlight = s.maxInFlight;
+            pathStyle = s.pathStyle;
+            checksumMode = s.checksumMode;
+            apiCallTimeout = s.apiCallTimeout;
+            apiCallAttemptTimeout = s.apiCallAttemptTimeout;
+        }
+
+        /** Static credentials; {@code sessionToken} may be null. */
+        public Builder credentials(String accessKeyId, String secretAccessKey, String sessionToken) {
+            if (accessKeyId == null || accessKeyId.isBlank() || secretAccessKey == null || secretAccessKey.isBlank()) {
+                throw new IllegalArgumentException("the access key id and the secret access key must not be empty");
+            }
+            this.accessKeyId = accessKeyId;
+            this.secretAccessKey = secretAccessKey;
+            this.sessionToken = sessionToken;
+            this.credentialsSource = "settings";
+            return this;
+        }
+
+        /** The endpoint ({@code http(s)://host[:port]}); null for AWS's own. */
+        public Builder endpoint(URI endpoint) {
+            this.endpoint = endpoint == null ? null : parseEndpoint(endpoint.toString(), "the S3 endpoint");
+            return this;
+        }
+
+        /** The signing region. */
+        public Builder region(String region) {
+            if (region == null || !region.matches("[a-z0-9-]+")) {
+                throw new IllegalArgumentException("an AWS region is lower-case letters, digits and '-', got '"
+                        + region + "'");
+            }
+            this.region = region;
+            return this;
+        }
+
+        /** A PEM file of certificates to trust; null for the JDK's. */
+        public Builder caBundle(Path pem) {
+            this.caBundle = pem;
+            return this;
+        }
+
+        /** Bytes per part, 5 MiB to 5 GiB; 0 for the checkpoint's chunk size. */
+        public Builder partSize(long bytes) {
+            if (bytes != 0 && (bytes < PartPlan.MIN_PART_SIZE || bytes > PartPlan.MAX_PART_SIZE)) {
+                throw new IllegalArgumentException(String.format("part size must be between %d (5 MiB) and %d (5 GiB) "
+                        + "bytes, or 0 for the chunk size; got %d", PartPlan.MIN_PART_SIZE, PartPlan.MAX_PART_SIZE,
+                        bytes));
+            }
+            this.partSize = bytes;
+            return this;
+        }
+
+        /** Requests in flight at most, at least 1; 0 for the caller's writers or readers in flight. */
+        public Builder maxInFlight(int n) {
+            if (n < 0 || n > 1024) {
+                throw new IllegalArgumentException("requests in flight must be 1 to 1024, or 0 for the default; got " + n);
+            }
+            this.maxInFlight = n;
+            return this;
+        }
+
+        /** Path-style addressing on or off; null for the default (on for custom endpoints). */
+        public Builder pathStyle(Boolean on) {
+            this.pathStyle = on;
+            return this;
+        }
+
+        /** When checksums are used. */
+        public Builder checksumMode(ChecksumMode mode) {
+            this.checksumMode = Objects.requireNonNull(mode, "checksum mode");
+            return this;
+        }
+
+        /** Limit on one API call, retries included; null for none. */
+        public Builder apiCallTimeout(Duration d) {
+            this.apiCallTimeout = positive(d, "API call timeout");
+            return this;
+        }
+
+        /** Limit on one attempt of an API call; null for none. */
+        public Builder apiCallAttemptTimeout(Duration d) {
+            this.apiCallAttemptTimeout = positive(d, "API call attempt timeout");
+            return this;
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d != null && (d.isNegative() || d.isZero())) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
+            return d;
+        }
+
+        /** The settings. */
+        public S3Settings build() {
+            return new S3Settings(this);
+        }
+    }
+}

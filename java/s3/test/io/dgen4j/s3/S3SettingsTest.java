@@ -1,0 +1,155 @@
+package io.dgen4j.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class S3SettingsTest {
+    private static final String SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY";
+    private static final String TOKEN = "FwoGZXIvYXdzEXAMPLETOKEN0123456789";
+
+    @TempDir
+    Path dir;
+
+    private Map<String, String> env(String... kv) {
+        Map<String, String> m = new java.util.HashMap<>();
+        m.put("HOME", dir.resolve("home").toString()); // no ~/.aws of the machine running the tests
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    @Test
+    void readsTheVariablesUsersAlreadySet() {
+        S3Settings s = S3Settings.fromEnvironment(env("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY",
+                SECRET, "AWS_SESSION_TOKEN", TOKEN, "AWS_ENDPOINT_URL", "http://other:1",
+                "AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9000", "AWS_DEFAULT_REGION", "eu-west-1",
+                "AWS_REGION", "us-west-2", "AWS_CA_BUNDLE", "ca.pem"), dir);
+        assertEquals("AKIAEXAMPLE", s.accessKeyId().orElseThrow());
+        assertEquals(SECRET, s.secretAccessKey().orElseThrow());
+        assertEquals(TOKEN, s.sessionToken().orElseThrow());
+        assertEquals("environment", s.credentialsSource().orElseThrow());
+        assertEquals(URI.create("http://127.0.0.1:9000"), s.endpoint().orElseThrow());
+        assertEquals("us-west-2", s.region());
+        assertEquals(dir.resolve("ca.pem"), s.caBundle().orElseThrow());
+        assertTrue(s.pathStyle(), "path-style by default for a custom endpoint");
+        assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, s.checksumMode());
+    }
+
+    @Test
+    void defaultsWithNothingSet() {
+        S3Settings s = S3Settings.fromEnvironment(env(), dir);
+        assertFalse(s.hasCredentials());
+        assertEquals("us-east-1", s.region());
+        assertTrue(s.endpoint().isEmpty());
+        assertFalse(s.pathStyle(), "virtual-hosted style on AWS");
+        assertEquals(32L << 20, s.partSizeFor(32L << 20));
+        assertEquals(5L << 20, s.partSizeFor(1L << 20));
+        assertEquals("eu-north-1", S3Settings.fromEnvironment(env("AWS_DEFAULT_REGION", "eu-north-1"), dir).region());
+        assertEquals("http://fallback:9000", S3Settings.fromEnvironment(env("AWS_ENDPOINT_URL", "http://fallback:9000"),
+                dir).endpoint().orElseThrow().toString());
+    }
+
+    @Test
+    void aDotEnvFileFillsWhatTheEnvironmentDoesNotSet() throws IOException {
+        Files.writeString(dir.resolve(".env"), String.join("\n",
+                "# written by the quickstart",
+                "export AWS_ACCESS_KEY_ID=\"fromfile\"",
+                "AWS_SECRET_ACCESS_KEY='" + SECRET + "'",
+                "AWS_ENDPOINT_URL=http://127.0.0.1:9001   # local",
+                "",
+                "AWS_REGION=eu-central-1"));
+        S3Settings s = S3Settings.fromEnvironment(env("AWS_REGION", "ap-south-1"), dir);
+        assertEquals("fromfile", s.accessKeyId().orElseThrow());
+        assertEquals(SECRET, s.secretAccessKey().orElseThrow());
+        assertEquals("http://127.0.0.1:9001", s.endpoint().orElseThrow().toString());
+        assertEquals("ap-south-1", s.region(), "the environment wins over .env");
+        assertEquals(dir.resolve(".env").toString(), s.credentialsSource().orElseThrow());
+    }
+
+    @Test
+    void aBadDotEnvLineIsNamedByNumberWithoutItsText() throws IOException {
+        Files.writeString(dir.resolve(".env"), "AWS_REGION=x\n" + SECRET + "\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> S3Settings.fromEnvironment(env(), dir));
+        assertEquals(dir.resolve(".env") + " line 2 is not KEY=VALUE", e.getMessage());
+        Files.writeString(dir.resolve(".env"), "AWS_SECRET_ACCESS_KEY=\"" + SECRET + "\n");
+        e = assertThrows(IllegalArgumentException.class, () -> S3Settings.fromEnvironment(env(), dir));
+        assertFalse(e.getMessage().contains(SECRET), e.getMessage());
+    }
+
+    @Test
+    void aProfileGivesCredentialsWhenTheEnvironmentHasNone() throws IOException {
+        Path aws = Files.createDirectories(dir.resolve("home/.aws"));
+        Files.writeString(aws.resolve("credentials"), String.join("\n",
+                "[default]", "aws_access_key_id = DEFAULTID", "aws_secret_access_key = defaultsecret",
+                "; comment", "[bench]", "aws_access_key_id=BENCHID", "aws_secret_access_key=" + SECRET,
+                "aws_session_token=" + TOKEN));
+        Files.writeString(aws.resolve("config"), "[profile bench]\nregion = sa-east-1\n");
+        S3Settings d = S3Settings.fromEnvironment(env(), dir);
+        assertEquals("DEFAULTID", d.accessKeyId().orElseThrow());
+        S3Settings b = S3Settings.fromEnvironment(env("AWS_PROFILE", "bench"), dir);
+        assertEquals("BENCHID", b.accessKeyId().orElseThrow());
+        assertEquals(SECRET, b.secretAccessKey().orElseThrow());
+        assertEquals(TOKEN, b.sessionToken().orElseThrow());
+        assertEquals("sa-east-1", b.region());
+        assertTrue(b.credentialsSource().orElseThrow().startsWith("profile bench in "));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> S3Settings.fromEnvironment(env("AWS_PROFILE", "nope"), dir));
+        assertTrue(e.getMessage().startsWith("AWS_PROFILE=nope but "), e.getMessage());
+    }
+
+    @Test
+    void malformedValuesNameTheVariable() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Settings.fromEnvironment(
+                env("AWS_ENDPOINT_URL_S3", "127.0.0.1:9000"), dir)).getMessage().startsWith("AWS_ENDPOINT_URL_S3 must be"));
+        assertEquals("AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not: set both",
+                assertThrows(IllegalArgumentException.class, () -> S3Settings.fromEnvironment(
+                        env("AWS_SECRET_ACCESS_KEY", SECRET), dir)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> S3Settings.builder().partSize(1 << 20));
+        assertThrows(IllegalArgumentException.class, () -> S3Settings.builder().region("US East"));
+    }
+
+    @Test
+    void builderOverridesAndEquality() {
+        S3Settings a = S3Settings.fromEnvironment(env("AWS_ENDPOINT_URL", "http://127.0.0.1:9000"), dir).toBuilder()
+                .partSize(16L << 20).maxInFlight(8).pathStyle(false).checksumMode(S3Settings.ChecksumMode.FULL)
+                .apiCallAttemptTimeout(Duration.ofSeconds(5)).build();
+        assertEquals(16L << 20, a.partSizeFor(32L << 20));
+        assertEquals(8, a.maxInFlight().getAsInt());
+        assertFalse(a.pathStyle());
+        assertEquals(S3Settings.ChecksumMode.FULL, a.checksumMode());
+        assertEquals(a, a.toBuilder().build());
+        assertEquals(a.hashCode(), a.toBuilder().build().hashCode());
+    }
+
+    @Test
+    void noStringFormHoldsASecret() throws IOException {
+        Files.writeString(dir.resolve(".env"), "AWS_SESSION_TOKEN=" + TOKEN + "\n");
+        S3Settings s = S3Settings.fromEnvironment(env("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE",
+                "AWS_SECRET_ACCESS_KEY", SECRET, "AWS_ENDPOINT_URL", "https://s3.example.com"), dir);
+        List<String> forms = new ArrayList<>(List.of(s.toString(), s.toBuilder().build().toString(),
+                String.valueOf(s), s.endpointDescription(), s.credentialsSource().orElseThrow(),
+                new io.dgen4j.storage.StorageOptions[] {io.dgen4j.storage.StorageOptions.empty().with(s)}[0].toString()));
+        for (String f : forms) {
+            assertFalse(f.contains(SECRET), f);
+            assertFalse(f.contains(TOKEN), f);
+            assertFalse(f.contains("AKIAEXAMPLE"), f);
+        }
+        assertTrue(s.toString().contains("accessKeyId=AKIA****"), s.toString());
+        assertTrue(s.toString().contains("secretAccessKey=****"), s.toString());
+    }
+}
