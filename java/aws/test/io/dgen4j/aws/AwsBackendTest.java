@@ -117,6 +117,34 @@ class AwsBackendTest {
     }
 
     @Test
+    void aChunkOfSeveralPartsIsSentAsThosePartsFromOneBuffer() throws IOException {
+        AtomicInteger parts = new AtomicInteger();
+        ExecutionInterceptor count = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof UploadPartRequest) {
+                    parts.incrementAndGet();
+                }
+            }
+        };
+        S3Settings fiveMiBParts = S3.settings().toBuilder().partSize(5 * MIB).build();
+        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(10 * MIB).buffers(3).writersInFlight(2)
+                .backend("aws").backendOptions(fiveMiBParts)
+                .backendOptions(AwsOptions.overriding(o -> o.addExecutionInterceptor(count))).build();
+        SaveResult r = c.save(target("split.bin"), 23 * MIB + 5);
+        assertEquals(5, parts.get(), "10 MiB chunks in 5 MiB parts: 2 + 2 + 1 parts");
+        assertTrue(r.backend().contains("5 parts of 5242880 bytes"), r.backend());
+        assertEquals(23L * MIB + 5, checkpoint().load(target("split.bin"), true).totalBytes());
+        // chunks that would end inside a part are refused before any data
+        S3Settings eightMiBParts = S3.settings().toBuilder().partSize(8 * MIB).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> StreamingCheckpoint.builder()
+                .chunkSize(12 * MIB).backend("aws").backendOptions(eightMiBParts).build()
+                .save(target("misaligned.bin"), 30 * MIB));
+        assertTrue(e.getMessage().contains("chunks of 12 MiB do not fill whole parts of 8 MiB"), e.getMessage());
+        assertNull(raw.head(S3.bucket(), "misaligned.bin"));
+    }
+
+    @Test
     void aCorruptedObjectFailsVerificationAtTheFirstBadOffset() throws Exception {
         String key = "corrupt.bin";
         checkpoint().save(target(key), 12 * MIB);
