@@ -17,6 +17,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +56,6 @@ public final class StreamingCheckpoint {
     public static final int DEFAULT_BUFFERS = 2;
     /** Default concurrent writes (and reads). */
     public static final int DEFAULT_WRITERS = 1;
-    private static final long VERIFY_SLICE = 1L << 20;
 
     private final long chunkSize;
     private final int buffers;
@@ -227,15 +228,32 @@ public final class StreamingCheckpoint {
             run.run();
             double total = (System.nanoTime() - start) / 1e9;
             return new LoadResult(target.toString(), reader.description(), reader.directIo(), size, chunkSize,
-                    writersInFlight, verify, run.io.seconds(), run.verifyNanos.get() / 1e9, total, run.peakInUse,
-                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()));
+                    writersInFlight, verify, run.verifier, run.io.seconds(), run.verifyNanos.get() / 1e9, total,
+                    run.peakInUse, Math.max(sampler.peakSampled(), ProcessMemory.peakRss()));
         } catch (NoSuchFileException e) {
             throw new CheckpointException("checkpoint file " + path + " does not exist", -1, e);
         }
     }
 
-    /** Parallel reads of one checkpoint, with optional verification. */
+    /**
+     * Parallel reads of one checkpoint, with optional verification overlapped with the reads.
+     *
+     * <p>Each reader takes a free buffer, reads the next chunk into it and, when verifying, hands the
+     * filled buffer to the verifier and goes on with its next read at once: no reader waits on the
+     * verification of its previous chunk while a buffer is free. The verifier checks chunks in the
+     * order they arrive with the fused {@link Generator#firstMismatch} (the native core compares in
+     * registers, on its workers) and frees their buffers. Memory stays bounded by the pool: with
+     * {@code buffers >= readers + 1} (the builder demands it) one chunk is verified while every
+     * reader reads. The first mismatch is the smallest offset over all chunks (chunks past a known
+     * mismatch are skipped); any failure stops readers and verifier promptly, and every buffer is
+     * returned before the pool closes.
+     */
     private final class LoadRun {
+        /** A read chunk waiting for verification; {@code buf == null} ends the verifier. */
+        private record Pending(MemorySegment buf, long offset, long len) {}
+
+        private static final Pending END = new Pending(null, -1, 0);
+
         private final StorageReader reader;
         private final Manifest manifest;
         private final boolean verify;
@@ -246,8 +264,11 @@ public final class StreamingCheckpoint {
         private final AtomicLong verifyNanos = new AtomicLong();
         private final AtomicLong done = new AtomicLong();
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final BlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
         private volatile byte[] mismatchBytes;
         private int peakInUse;
+        /** What verified: the generator's implementation, or {@code none}. */
+        private String verifier = "none";
 
         LoadRun(StorageReader reader, Manifest manifest, boolean verify, String target) {
             this.reader = reader;
@@ -258,22 +279,23 @@ public final class StreamingCheckpoint {
 
         void run() throws IOException {
             long size = manifest.spec().size();
-            try (BufferPool pool = new BufferPool(Math.max(buffers, writersInFlight), chunkSize);
+            // One buffer beyond the readers' lets a chunk be verified while every reader reads.
+            int count = Math.max(buffers, writersInFlight + (verify ? 1 : 0));
+            try (BufferPool pool = new BufferPool(count, chunkSize);
                  Generator gen = verify ? Generator.open(manifest.spec(), Generator.Kind.AUTO, threads) : null) {
-                List<Thread> readers = new ArrayList<>();
+                verifier = gen == null ? "none" : gen.implementation();
+                List<Thread> threadsRunning = new ArrayList<>();
                 for (int i = 0; i < writersInFlight; i++) {
-                    readers.add(Thread.ofPlatform().name("dgen4j-reader-" + i).daemon().start(() -> readLoop(pool, gen, size)));
+                    threadsRunning.add(Thread.ofPlatform().name("dgen4j-reader-" + i).daemon()
+                            .start(() -> readLoop(pool, size)));
                 }
-                boolean interrupted = false;
-                for (Thread t : readers) {
-                    while (t.isAlive()) {
-                        try {
-                            t.join(50);
-                        } catch (InterruptedException e) {
-                            interrupted = true;
-                            failure.compareAndSet(null, new InterruptedIOException("load of " + target + " interrupted"));
-                        }
-                    }
+                Thread verifierThread = verify
+                        ? Thread.ofPlatform().name("dgen4j-verifier").daemon().start(() -> verifyLoop(pool, gen))
+                        : null;
+                boolean interrupted = joinAll(threadsRunning);
+                if (verifierThread != null) {
+                    pending.add(END);
+                    interrupted |= joinAll(List.of(verifierThread));
                 }
                 peakInUse = pool.peakInUse();
                 if (interrupted) {
@@ -288,9 +310,29 @@ public final class StreamingCheckpoint {
             }
         }
 
-        private void readLoop(BufferPool pool, Generator gen, long size) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment expected = verify ? arena.allocate(Math.min(VERIFY_SLICE, chunkSize), 64) : null;
+        /** Joins the threads; an interrupt stops the run (the threads watch {@code failure}). */
+        private boolean joinAll(List<Thread> threadsRunning) {
+            boolean interrupted = false;
+            for (Thread t : threadsRunning) {
+                while (t.isAlive()) {
+                    try {
+                        t.join(50);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                        failure.compareAndSet(null, new InterruptedIOException("load of " + target + " interrupted"));
+                    }
+                }
+            }
+            return interrupted;
+        }
+
+        private void fail(Throwable t) {
+            failure.compareAndSet(null, t instanceof InterruptedException
+                    ? new InterruptedIOException("load of " + target + " interrupted") : t);
+        }
+
+        private void readLoop(BufferPool pool, long size) {
+            try {
                 while (failure.get() == null) {
                     long offset = nextChunk.getAndIncrement() * chunkSize;
                     // Chunks past a known mismatch cannot change the first one: skip them.
@@ -298,8 +340,7 @@ public final class StreamingCheckpoint {
                         return;
                     }
                     long len = Math.min(chunkSize, size - offset);
-                    // Each reader holds at most one buffer and the pool has one per reader, so this
-                    // returns at once; the poll still watches for another reader's failure.
+                    // Waits while every buffer is being read or verified; the poll watches for failures.
                     MemorySegment buf = null;
                     while (buf == null && failure.get() == null) {
                         buf = pool.acquire(50, TimeUnit.MILLISECONDS).orElse(null);
@@ -307,6 +348,7 @@ public final class StreamingCheckpoint {
                     if (buf == null) {
                         return;
                     }
+                    boolean handedOver = false;
                     try {
                         MemorySegment part = buf.asSlice(0, len);
                         io.begin();
@@ -321,35 +363,63 @@ public final class StreamingCheckpoint {
                                     + "%d (expected %d bytes)", target, offset + n, offset, size), offset + n, null);
                         }
                         if (verify) {
-                            compare(gen, part, offset, expected);
+                            pending.add(new Pending(buf, offset, len));
+                            handedOver = true;
+                        } else {
+                            progress.accept(done.addAndGet(len));
                         }
-                        progress.accept(done.addAndGet(len));
                     } finally {
-                        pool.release(buf);
+                        if (!handedOver) {
+                            pool.release(buf);
+                        }
                     }
                 }
             } catch (Throwable t) {
-                failure.compareAndSet(null, t instanceof InterruptedException
-                        ? new InterruptedIOException("load of " + target + " interrupted") : t);
+                fail(t);
             }
         }
 
-        private void compare(Generator gen, MemorySegment part, long offset, MemorySegment expected) {
+        /** Verifies handed-over chunks until {@link #END}; after a failure only frees their buffers. */
+        private void verifyLoop(BufferPool pool, Generator gen) {
+            while (true) {
+                Pending p;
+                try {
+                    p = pending.take();
+                } catch (InterruptedException e) {
+                    fail(e);
+                    continue; // keep draining: every buffer must go back before the pool closes
+                }
+                if (p.buf == null) {
+                    return;
+                }
+                try {
+                    if (failure.get() == null && p.offset < firstMismatch.get()) {
+                        compare(gen, p.buf.asSlice(0, p.len), p.offset);
+                        progress.accept(done.addAndGet(p.len));
+                    }
+                } catch (Throwable t) {
+                    fail(t);
+                } finally {
+                    pool.release(p.buf);
+                }
+            }
+        }
+
+        private void compare(Generator gen, MemorySegment part, long offset) {
             long t0 = System.nanoTime();
-            for (long at = 0; at < part.byteSize(); at += expected.byteSize()) {
-                long n = Math.min(expected.byteSize(), part.byteSize() - at);
-                gen.fill(expected, offset + at, n);
-                long m = MemorySegment.mismatch(part, at, at + n, expected, 0, n);
-                if (m >= 0) {
-                    long abs = offset + at + m;
+            long abs = gen.firstMismatch(part, offset);
+            if (abs >= 0) {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment one = arena.allocate(1);
+                    gen.fill(one, abs, 1);
+                    byte expected = one.get(ValueLayout.JAVA_BYTE, 0);
+                    byte found = part.get(ValueLayout.JAVA_BYTE, abs - offset);
                     synchronized (this) {
                         if (abs < firstMismatch.get()) {
-                            mismatchBytes = new byte[] {expected.get(ValueLayout.JAVA_BYTE, m),
-                                    part.get(ValueLayout.JAVA_BYTE, at + m)};
+                            mismatchBytes = new byte[] {expected, found};
                             firstMismatch.set(abs);
                         }
                     }
-                    break;
                 }
             }
             verifyNanos.addAndGet(System.nanoTime() - t0);

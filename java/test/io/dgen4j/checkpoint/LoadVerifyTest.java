@@ -1,0 +1,79 @@
+package io.dgen4j.checkpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dgen4j.gen.DataSpec;
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Load with verification overlapped with the reads: with any number of readers and buffers, the
+ * reported mismatch is the smallest corrupted offset, memory stays within the buffers, and every
+ * buffer is returned, after a success and after a failure.
+ */
+class LoadVerifyTest {
+    private static final DataSpec DATA = DataSpec.builder().seed(3).dedupRatio(1.5).compressRatio(2).build();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void noBufferLeaks() {
+        assertEquals(0, BufferPool.liveBytes(), "buffer memory left allocated after the test");
+    }
+
+    static StreamingCheckpoint ckpt(int readers, int buffers) {
+        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(buffers).writersInFlight(readers).spec(DATA).build();
+    }
+
+    static void flip(Path f, long at) throws Exception {
+        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+            raf.seek(at);
+            byte b = raf.readByte();
+            raf.seek(at);
+            raf.writeByte(b ^ 0x08);
+        }
+    }
+
+    @Test
+    void verifiedLoadsReportTheVerifierAndStayWithinTheBuffers() throws Exception {
+        long size = 13_000_001;
+        Path f = dir.resolve("ok.bin");
+        ckpt(1, 2).save(f.toString(), size);
+        for (int[] rb : new int[][] {{1, 2}, {2, 3}, {3, 4}, {1, 5}}) {
+            LoadResult r = ckpt(rb[0], rb[1]).load(f.toString(), true);
+            assertTrue(r.verified());
+            assertEquals("native", r.verifier());
+            assertEquals(size, r.totalBytes());
+            assertTrue(r.peakBuffersInUse() >= 1 && r.peakBuffersInUse() <= rb[1],
+                    "readers " + rb[0] + " buffers " + rb[1] + ": peak " + r.peakBuffersInUse());
+            assertTrue(r.verifySeconds() > 0);
+        }
+        LoadResult plain = ckpt(2, 3).load(f.toString(), false);
+        assertEquals("none", plain.verifier());
+        assertEquals("none", plain.toMap().get("verifier"));
+    }
+
+    @Test
+    void theSmallestCorruptedOffsetIsReportedWhateverTheReaders() throws Exception {
+        long size = 12_345_678;
+        Path f = dir.resolve("bad.bin");
+        ckpt(1, 2).save(f.toString(), size);
+        // Corruption in a late chunk, a middle chunk and the last byte: the middle one is first.
+        long first = 4_200_123;
+        for (long at : new long[] {size - 1, 9_000_000, first, first + 17}) {
+            flip(f, at);
+        }
+        for (int[] rb : new int[][] {{1, 2}, {2, 3}, {3, 4}, {4, 8}}) {
+            var e = assertThrows(VerifyException.class, () -> ckpt(rb[0], rb[1]).load(f.toString(), true),
+                    "readers " + rb[0]);
+            assertEquals(first, e.offset().orElseThrow(), e.getMessage());
+            assertTrue(e.getMessage().contains("first mismatch at byte offset " + first), e.getMessage());
+        }
+    }
+}
