@@ -34,7 +34,9 @@ public final class BenchMain {
     static {
         NAMES.put("nativeFill", "native");
         NAMES.put("nativeDedup2Compress3", "native-d2c3");
-        NAMES.put("javaTwin", "java-twin");
+        NAMES.put("nativeVerify", "native-verify");
+        NAMES.put("twinVector", "twin-vector");
+        NAMES.put("twinScalar", "twin-scalar");
         NAMES.put("memset", "memset");
         NAMES.put("jdkRandom", "jdk-random");
         NAMES.put("splittable", "splittable");
@@ -181,7 +183,7 @@ public final class BenchMain {
                 names.add(n);
             }
         }
-        sb.append(String.format(Locale.ROOT, "%ndgen4j bench: fill throughput in GB/s (10^9 bytes/s)%s; last-level cache %s%n",
+        sb.append(String.format(Locale.ROOT, "%ndgen4j bench: fill (native-verify: verify) throughput in GB/s (10^9 bytes/s)%s; last-level cache %s%n",
                 node == null ? "" : ", bound to NUMA node " + node, llc == 0 ? "unknown" : human(llc)));
         sb.append(String.format(Locale.ROOT, "%-24s %3s", "size", "thr"));
         for (String n : names) {
@@ -218,7 +220,9 @@ public final class BenchMain {
             ratio(sb, cases, "native-d2c3 / memset", at, c, "native-d2c3", "memset", ">= 0.90");
             ratio(sb, cases, "native / jdk-random", at, c, "native", "jdk-random", ">= 20");
             ratio(sb, cases, "native / vector-xoshiro", at, c, "native", "vector-xoshiro", ">= 1.15");
-            ratio(sb, cases, "native / java-twin", at, c, "native", "java-twin", "<= 3");
+            ratio(sb, cases, "native-verify / native", at, c, "native-verify", "native", ">= 0.90");
+            ratio(sb, cases, "twin-vector / native", at, c, "twin-vector", "native", c.threads == 1 ? ">= 0.50" : ">= 0.40");
+            ratio(sb, cases, "twin-scalar / native", at, c, "twin-scalar", "native", "-");
         }
         Case ffm = find(cases, "native-ffm-call", FfmOverheadBenchmark.SIZE, 1);
         Case rust = find(cases, "native-in-rust", FfmOverheadBenchmark.SIZE, 1);
