@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
@@ -239,20 +240,40 @@ public final class StreamingCheckpoint {
      * Parallel reads of one checkpoint, with optional verification overlapped with the reads.
      *
      * <p>Each reader takes a free buffer, reads the next chunk into it and, when verifying, hands the
-     * filled buffer to the verifier and goes on with its next read at once: no reader waits on the
-     * verification of its previous chunk while a buffer is free. The verifier checks chunks in the
-     * order they arrive with the fused {@link Generator#firstMismatch} (the native core compares in
-     * registers, on its workers) and frees their buffers. Memory stays bounded by the pool: with
+     * filled bytes to the verifier and goes on with its next read at once: no reader waits on the
+     * verification of its previous chunk while a buffer is free. When verifying, a chunk is read in
+     * slices of {@value #VERIFY_SLICE} bytes, each handed over as soon as it is read, so that the
+     * verifier compares bytes still in the last-level cache instead of reading them from memory a
+     * second time. The verifier checks slices in the order they arrive with the fused
+     * {@link Generator#firstMismatch} (the native core compares in registers, on its workers) and
+     * frees a buffer when its last slice is checked. Memory stays bounded by the pool: with
      * {@code buffers >= readers + 1} (the builder demands it) one chunk is verified while every
      * reader reads. The first mismatch is the smallest offset over all chunks (chunks past a known
      * mismatch are skipped); any failure stops readers and verifier promptly, and every buffer is
      * returned before the pool closes.
      */
     private final class LoadRun {
-        /** A read chunk waiting for verification; {@code buf == null} ends the verifier. */
-        private record Pending(MemorySegment buf, long offset, long len) {}
+        /**
+         * Bytes per read of a verified load: slices of a chunk handed to the verifier as they arrive,
+         * small enough to be compared while still in the last-level cache, large enough for O_DIRECT
+         * devices.
+         */
+        static final long VERIFY_SLICE = 8L << 20;
 
-        private static final Pending END = new Pending(null, -1, 0);
+        /** A pool buffer and the references to it: its reader's, and one per slice awaiting verification. */
+        private static final class Held {
+            final MemorySegment buf;
+            final AtomicInteger refs = new AtomicInteger(1);
+
+            Held(MemorySegment buf) {
+                this.buf = buf;
+            }
+        }
+
+        /** Read bytes waiting for verification; {@code held == null} ends the verifier. */
+        private record Pending(Held held, MemorySegment bytes, long offset) {}
+
+        private static final Pending END = new Pending(null, null, -1);
 
         private final StorageReader reader;
         private final Manifest manifest;
@@ -348,30 +369,34 @@ public final class StreamingCheckpoint {
                     if (buf == null) {
                         return;
                     }
-                    boolean handedOver = false;
+                    Held held = new Held(buf);
                     try {
-                        MemorySegment part = buf.asSlice(0, len);
-                        io.begin();
-                        long n;
-                        try {
-                            n = reader.read(offset, part);
-                        } finally {
-                            io.end();
+                        long step = verify ? Math.min(VERIFY_SLICE, len) : len;
+                        for (long at = 0; at < len && failure.get() == null; at += step) {
+                            long want = Math.min(step, len - at);
+                            MemorySegment part = buf.asSlice(at, want);
+                            io.begin();
+                            long n;
+                            try {
+                                n = reader.read(offset + at, part);
+                            } finally {
+                                io.end();
+                            }
+                            if (n != want) {
+                                throw new CheckpointException(String.format("%s ended at byte %d, inside the chunk at "
+                                        + "offset %d (expected %d bytes)", target, offset + at + n, offset, size),
+                                        offset + at + n, null);
+                            }
+                            if (verify) {
+                                held.refs.incrementAndGet();
+                                pending.add(new Pending(held, part, offset + at));
+                            }
                         }
-                        if (n != len) {
-                            throw new CheckpointException(String.format("%s ended at byte %d, inside the chunk at offset "
-                                    + "%d (expected %d bytes)", target, offset + n, offset, size), offset + n, null);
-                        }
-                        if (verify) {
-                            pending.add(new Pending(buf, offset, len));
-                            handedOver = true;
-                        } else {
+                        if (!verify) {
                             progress.accept(done.addAndGet(len));
                         }
                     } finally {
-                        if (!handedOver) {
-                            pool.release(buf);
-                        }
+                        unref(pool, held);
                     }
                 }
             } catch (Throwable t) {
@@ -379,7 +404,13 @@ public final class StreamingCheckpoint {
             }
         }
 
-        /** Verifies handed-over chunks until {@link #END}; after a failure only frees their buffers. */
+        private void unref(BufferPool pool, Held held) {
+            if (held.refs.decrementAndGet() == 0) {
+                pool.release(held.buf);
+            }
+        }
+
+        /** Verifies handed-over slices until {@link #END}; after a failure only frees their buffers. */
         private void verifyLoop(BufferPool pool, Generator gen) {
             while (true) {
                 Pending p;
@@ -389,18 +420,18 @@ public final class StreamingCheckpoint {
                     fail(e);
                     continue; // keep draining: every buffer must go back before the pool closes
                 }
-                if (p.buf == null) {
+                if (p.held == null) {
                     return;
                 }
                 try {
                     if (failure.get() == null && p.offset < firstMismatch.get()) {
-                        compare(gen, p.buf.asSlice(0, p.len), p.offset);
-                        progress.accept(done.addAndGet(p.len));
+                        compare(gen, p.bytes, p.offset);
+                        progress.accept(done.addAndGet(p.bytes.byteSize()));
                     }
                 } catch (Throwable t) {
                     fail(t);
                 } finally {
-                    pool.release(p.buf);
+                    unref(pool, p.held);
                 }
             }
         }

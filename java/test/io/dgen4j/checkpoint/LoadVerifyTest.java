@@ -60,6 +60,28 @@ class LoadVerifyTest {
     }
 
     @Test
+    void chunksLargerThanASliceAreVerifiedSliceBySlice() throws Exception {
+        long size = (40L << 20) + 4097; // 16 MiB chunks of two 8 MiB slices, and a short tail
+        Path f = dir.resolve("slices.bin");
+        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(16 << 20).spec(DATA);
+        b.buffers(2).writersInFlight(1).build().save(f.toString(), size);
+        for (int readers : new int[] {1, 2}) {
+            LoadResult r = b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true);
+            assertEquals(size, r.totalBytes());
+            assertTrue(r.peakBuffersInUse() <= readers + 1, "peak " + r.peakBuffersInUse());
+        }
+        // The second slice of the second chunk, then the tail: the slice's byte is first.
+        long first = (16L << 20) + (8L << 20) + 123;
+        flip(f, size - 1);
+        flip(f, first);
+        for (int readers : new int[] {1, 2}) {
+            var e = assertThrows(VerifyException.class,
+                    () -> b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true));
+            assertEquals(first, e.offset().orElseThrow(), e.getMessage());
+        }
+    }
+
+    @Test
     void theSmallestCorruptedOffsetIsReportedWhateverTheReaders() throws Exception {
         long size = 12_345_678;
         Path f = dir.resolve("bad.bin");
