@@ -4,10 +4,10 @@
 # Rounds are interleaved (plain, verify, plain, verify, ...) so that both see the same conditions;
 # prints the medians in GB/s (10^9 B/s, end to end) and the verify/plain ratio. Not a test: it
 # asserts nothing. Usage:
-#   scripts/bench-load.sh [DISK_DIR=/tmp] [SIZE_MIB=4096] [ROUNDS=3] [MEM_DIR=/dev/shm] [READERS="1 2 4"]
+#   scripts/bench-load.sh [DISK_DIR=/tmp] [SIZE_MIB=4096] [ROUNDS=5] [MEM_DIR=/dev/shm] [READERS="1 2 4"]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-disk="${1:-/tmp}"; mib="${2:-4096}"; rounds="${3:-3}"; mem="${4:-/dev/shm}"; readers="${5:-1 2 4}"
+disk="${1:-/tmp}"; mib="${2:-4096}"; rounds="${3:-5}"; mem="${4:-/dev/shm}"; readers="${5:-1 2 4}"
 cli="$here/dgen4j"
 "$cli" info >/dev/null 2>&1   # builds the jar first if needed, outside the timings
 # The reader-count option: --readers where the CLI has it, else --writers (reads in flight).
