@@ -225,7 +225,7 @@ public final class StreamingCheckpoint {
                 throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
                         + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
             }
-            LoadRun run = new LoadRun(reader, manifest, verify, target.toString());
+            LoadRun run = new LoadRun(reader, manifest, verify, target.toString(), path);
             run.run();
             double total = (System.nanoTime() - start) / 1e9;
             return new LoadResult(target.toString(), reader.description(), reader.directIo(), size, chunkSize,
@@ -241,10 +241,12 @@ public final class StreamingCheckpoint {
      *
      * <p>Each reader takes a free buffer, reads the next chunk into it and, when verifying, hands the
      * filled bytes to the verifier and goes on with its next read at once: no reader waits on the
-     * verification of its previous chunk while a buffer is free. When verifying, a chunk is read in
-     * slices of {@value #VERIFY_SLICE} bytes, each handed over as soon as it is read, so that the
-     * verifier compares bytes still in the last-level cache instead of reading them from memory a
-     * second time. The verifier checks slices in the order they arrive with the fused
+     * verification of its previous chunk while a buffer is free. When verifying bytes that the CPU
+     * copies (buffered reads, or a memory filesystem such as tmpfs, where O_DIRECT is a copy too), a
+     * chunk is read in slices of {@value #VERIFY_SLICE} bytes, each handed over as soon as it is
+     * read, so that the verifier compares bytes still in the last-level cache instead of reading them
+     * from memory a second time; O_DIRECT reads from a device (DMA: nothing is cache-hot) keep whole
+     * chunks, the request size of a plain load. The verifier checks slices in the order they arrive with the fused
      * {@link Generator#firstMismatch} (the native core compares in registers, on its workers) and
      * frees a buffer when its last slice is checked. Memory stays bounded by the pool: with
      * {@code buffers >= readers + 1} (the builder demands it) one chunk is verified while every
@@ -279,6 +281,8 @@ public final class StreamingCheckpoint {
         private final Manifest manifest;
         private final boolean verify;
         private final String target;
+        /** Bytes per read: the chunk, or {@link #VERIFY_SLICE} when verifying bytes the CPU copies. */
+        private final long slice;
         private final IoClock io = new IoClock();
         private final AtomicLong nextChunk = new AtomicLong();
         private final AtomicLong firstMismatch = new AtomicLong(Long.MAX_VALUE);
@@ -291,11 +295,22 @@ public final class StreamingCheckpoint {
         /** What verified: the generator's implementation, or {@code none}. */
         private String verifier = "none";
 
-        LoadRun(StorageReader reader, Manifest manifest, boolean verify, String target) {
+        LoadRun(StorageReader reader, Manifest manifest, boolean verify, String target, Path path) {
             this.reader = reader;
             this.manifest = manifest;
             this.verify = verify;
             this.target = target;
+            this.slice = verify && (!reader.directIo() || inMemory(path)) ? Math.min(VERIFY_SLICE, chunkSize) : chunkSize;
+        }
+
+        /** Whether {@code path} lies on a memory filesystem (tmpfs, ramfs), whose reads are CPU copies. */
+        private static boolean inMemory(Path path) {
+            try {
+                String type = Files.getFileStore(path).type();
+                return type.equals("tmpfs") || type.equals("ramfs");
+            } catch (IOException | RuntimeException e) {
+                return false; // unknown: whole chunks, as a plain load reads
+            }
         }
 
         void run() throws IOException {
@@ -371,7 +386,7 @@ public final class StreamingCheckpoint {
                     }
                     Held held = new Held(buf);
                     try {
-                        long step = verify ? Math.min(VERIFY_SLICE, len) : len;
+                        long step = Math.min(slice, len);
                         for (long at = 0; at < len && failure.get() == null; at += step) {
                             long want = Math.min(step, len - at);
                             MemorySegment part = buf.asSlice(at, want);
