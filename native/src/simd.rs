@@ -453,13 +453,15 @@ mod x86 {
         }
     }
 
-    /// Prefetches the cache line one stripe (4 KiB) ahead of `p`: the hardware prefetchers stop at
+    /// Prefetches the cache line two stripes (8 KiB) ahead of `p`: the hardware prefetchers stop at
     /// 4 KiB boundaries, so a match kernel that only loads would stall at the start of every
-    /// stripe. A prefetch never faults, so the address may lie past the end of the caller's bytes
-    /// (hence `wrapping_add`: no pointer arithmetic that must stay in bounds).
+    /// stripe (measured out of cache, one thread, huge-page buffer: verify 0.78-0.82 x fill with
+    /// 2 KiB, 0.88-0.93 x with 4 KiB, 0.95-0.98 x with 8 KiB, 0.90-0.95 x with 16 KiB ahead).
+    /// A prefetch never faults, so the address may lie past the end of the caller's bytes (hence
+    /// `wrapping_add`: no pointer arithmetic that must stay in bounds).
     #[inline(always)]
     unsafe fn prefetch_next_stripe(p: *const i8) {
-        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(4096));
+        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(8192));
     }
 
     /// AVX2 match kernel: the fill kernel's steps, each output xor-ed with the caller's
