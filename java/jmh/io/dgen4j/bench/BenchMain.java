@@ -24,7 +24,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *
  * <pre>
  * ./dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2] [--numa-node N]
- *                [--warmup N] [--iterations N] [--time SECONDS] [--forks N]
+ *                [--warmup N] [--iterations N] [--time SECONDS] [--forks N] [--cases native,native-verify,...]
  * </pre>
  */
 public final class BenchMain {
@@ -61,6 +61,7 @@ public final class BenchMain {
         int iterations = -1;
         int time = -1;
         int forks = 1;
+        String only = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -72,9 +73,11 @@ public final class BenchMain {
                 case "--iterations" -> iterations = Integer.parseInt(args[++i]);
                 case "--time" -> time = Integer.parseInt(args[++i]);
                 case "--forks" -> forks = Integer.parseInt(args[++i]);
+                case "--cases" -> only = args[++i];
                 case "-h", "--help" -> {
                     System.out.println("usage: dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
-                            + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]");
+                            + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]"
+                            + " [--cases " + String.join(",", NAMES.values()) + "]");
                     return;
                 }
                 default -> {
@@ -101,8 +104,22 @@ public final class BenchMain {
         if (node != null) {
             jvm.add("-D" + FillBenchmark.PROP_NODE + "=" + node);
         }
+        String methods = "";
+        if (only != null) {
+            List<String> wanted = new ArrayList<>();
+            for (String c : only.split(",")) {
+                String method = NAMES.entrySet().stream().filter(e -> e.getValue().equals(c.trim())).map(Map.Entry::getKey)
+                        .findFirst().orElse(null);
+                if (method == null) {
+                    System.err.println("dgen4j bench: unknown case " + c + " (cases: " + String.join(",", NAMES.values()) + ")");
+                    System.exit(2);
+                }
+                wanted.add(method);
+            }
+            methods = "(" + String.join("|", wanted) + ")$";
+        }
         ChainedOptionsBuilder ob = new OptionsBuilder()
-                .include(FillBenchmark.class.getName() + "\\.")
+                .include(FillBenchmark.class.getName() + "\\." + methods)
                 .param("bytes", sizeList.toArray(String[]::new))
                 .param("threads", threads.split(","))
                 .warmupIterations(warmup).warmupTime(TimeValue.seconds(time))
@@ -111,7 +128,7 @@ public final class BenchMain {
                 .jvmArgs(jvm.toArray(String[]::new))
                 .verbosity(json ? VerboseMode.SILENT : VerboseMode.NORMAL)
                 .shouldFailOnError(true);
-        if (!quick && sizeList.contains(Long.toString(64 << 10))) {
+        if (!quick && only == null && sizeList.contains(Long.toString(64 << 10))) {
             ob.include(FfmOverheadBenchmark.class.getName() + "\\.");
         }
         Collection<RunResult> results = new Runner(ob.build()).run();
