@@ -2,7 +2,8 @@
 # Acceptance check run by `./build verify` after the CLI jar is packaged: the same stream, byte
 # for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout; and a
 # checkpoint saved in pure-Java mode verified by the native core; every command's --json output
-# (bench's too) parsed as one JSON document; --version.
+# (bench's too; quickstart's part 2 and backends against a local s3proxy) parsed as one JSON
+# document; --version.
 # Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR BENCH_TARGET
 # (CLI_JAR: java/cli/target/dgen4j-cli-<version>-all.jar; BENCH_TARGET: java/bench/target, with
 # classes/ and bench.classpath; java/it's pom runs it in the verify phase)
@@ -80,8 +81,14 @@ json_check "compare --json" 'isint(j["streaming"]["peakRssBytes"]) and isnum(j["
   -- run -jar "$jar" compare --dir "$odd" --size 16MiB --chunk 4MiB --json
 json_check "info --json" 'j["generator"] in ("native", "java") and isint(j["usableCpus"]) and isinstance(j["numaNodes"], list)' \
   -- run -jar "$jar" info --json
-json_check "quickstart --json" 'j["load"]["verified"] is True and j["save"]["totalBytes"] == 16777216' \
-  -- run -jar "$jar" quickstart --dir "$odd" --size 16MiB --chunk 4MiB --json
+# quickstart's part 2 and `backends` against the local s3proxy the CLI starts when no S3 endpoint is
+# configured (none here: the AWS_* variables are dropped and the commands run in $work, without a .env).
+s3proxy="$(dirname "$jar")/s3proxy/s3proxy.jar"
+no_s3=(env -u AWS_ENDPOINT_URL -u AWS_ENDPOINT_URL_S3 -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE -C "$work")
+json_check "quickstart --json" 'j["load"]["verified"] is True and j["save"]["totalBytes"] == 16777216 and j["s3"]["localS3proxy"] is True and len(j["s3"]["backends"]) >= 1 and all(b["verified"] is True for b in j["s3"]["backends"])' \
+  -- "${no_s3[@]}" "$java" --enable-native-access=ALL-UNNAMED -Ddgen4j.s3proxy.jar="$s3proxy" -jar "$jar" quickstart --dir "$odd" --size 16MiB --chunk 4MiB --json
+json_check "backends --json" 'j["localS3proxy"] is True and len(j["backends"]) >= 1 and all(b["verified"] is True and isnum(b["saveMBps"]) and isnum(b["cpuSecondsPerGiB"]) and isint(b["peakRssBytes"]) and isnum(b["ratioToBest"]) for b in j["backends"]) and max(b["ratioToBest"] for b in j["backends"]) == 1' \
+  -- "${no_s3[@]}" "$java" --enable-native-access=ALL-UNNAMED -Ddgen4j.s3proxy.jar="$s3proxy" -jar "$jar" backends --size 16MiB --chunk 8MiB --json
 rm -rf "$odd"
 # bench --json in its quickest form (8 forked JMH runs of 1 s; ~20 s): JMH and the forked VMs
 # print on stderr, stdout holds the JSON array alone.
