@@ -96,6 +96,7 @@ final class S3Backends {
             SaveResult saved = null;
             LoadResult loaded = null;
             double cpu = Double.NaN;
+            boolean interrupted = false;
             try {
                 if (warmUp) {
                     StorageTarget warm = StorageTarget.parse(endpoint.target(p.name() + ".warmup.bin"));
@@ -123,12 +124,13 @@ final class S3Backends {
                 runs.add(new Run(p.name(), target, saved, loaded, cpu, copies, null, null, 0));
             } catch (IOException | RuntimeException e) {
                 if (ExitCodes.of(e) == ExitCodes.INTERRUPTED) {
+                    interrupted = true; // the aborted save left nothing; no more requests now
                     throw interrupted(e);
                 }
                 runs.add(new Run(p.name(), target, saved, loaded, cpu, copies, null, Errors.describe(e),
                         ExitCodes.of(e)));
             } finally {
-                if (!keep) {
+                if (!keep && !interrupted) {
                     delete(p, where, storage);
                 }
             }

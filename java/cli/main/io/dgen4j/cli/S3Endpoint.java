@@ -9,6 +9,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where the S3 commands (backends, quickstart's part 2) write: the configured endpoint
@@ -45,8 +47,10 @@ final class S3Endpoint implements AutoCloseable {
     private final String prefix;
     private final LocalS3Proxy local;
     private final Thread hook;
+    private final CountDownLatch closed;
 
-    private S3Endpoint(S3Settings settings, String[] at, LocalS3Proxy local, Thread hook) {
+    private S3Endpoint(S3Settings settings, String[] at, LocalS3Proxy local, Thread hook, CountDownLatch closed) {
+        this.closed = closed;
         this.settings = settings;
         this.bucket = at[0];
         this.prefix = at[1];
@@ -76,21 +80,24 @@ final class S3Endpoint implements AutoCloseable {
                 }
                 at = split("s3://" + bucket.strip() + "/" + defaultKey);
             }
-            return new S3Endpoint(configured, at, null, null);
+            return new S3Endpoint(configured, at, null, null, null);
         }
         Path jar = jar();
         String[] at = given != null ? given : new String[] {LOCAL_BUCKET, defaultKey};
         LocalS3Proxy proxy = LocalS3Proxy.startTemporary(jar);
-        // Ctrl-C: the command's cleanup closes it too, but a hook also covers an exit that skips it.
+        CountDownLatch closed = new CountDownLatch(1);
+        // Ctrl-C interrupts the command, whose cleanup (aborting the upload) still needs the server
+        // and then closes it; this hook waits for that, and stops the server itself if it does not come.
         Thread hook = new Thread(() -> {
             try {
+                closed.await(8, TimeUnit.SECONDS);
                 proxy.close();
             } catch (IOException | InterruptedException | RuntimeException e) {
                 // the JVM is exiting: nothing left to tell
             }
         }, "dgen4j-s3proxy-stop");
         Runtime.getRuntime().addShutdownHook(hook);
-        S3Endpoint e = new S3Endpoint(proxy.settings(), at, proxy, hook);
+        S3Endpoint e = new S3Endpoint(proxy.settings(), at, proxy, hook, closed);
         try {
             proxy.createBucket(at[0]);
         } catch (IOException | RuntimeException ex) {
@@ -168,8 +175,12 @@ final class S3Endpoint implements AutoCloseable {
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {
-            // already shutting down: the hook runs (close is idempotent)
+            // already shutting down: the hook runs too (closing twice is harmless)
         }
-        local.close();
+        try {
+            local.close();
+        } finally {
+            closed.countDown();
+        }
     }
 }

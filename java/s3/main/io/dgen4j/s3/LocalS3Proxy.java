@@ -155,12 +155,31 @@ public final class LocalS3Proxy implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** Kills the server at once and waits until it is gone. */
+    /**
+     * Kills the server at once and waits until it is gone, even when this thread is interrupted
+     * (Ctrl-C's cleanup calls it so): the interrupt is kept for the caller.
+     */
     public void kill() throws InterruptedException {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("s3proxy (pid " + process.pid() + ") did not exit after SIGKILL");
+        boolean interrupted = Thread.interrupted();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                try {
+                    if (!process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                        throw new IllegalStateException("s3proxy (pid " + process.pid()
+                                + ") did not exit after SIGKILL");
+                    }
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
