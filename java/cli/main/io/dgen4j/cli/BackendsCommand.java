@@ -74,7 +74,7 @@ final class BackendsCommand implements Callable<Integer> {
         String prefix;
         try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", err)) {
             runs = S3Backends.run(endpoint, providers, size, options, options.chunk, progress.wanted(), keep,
-                    !noWarmup);
+                    !noWarmup, err);
             endpointText = endpoint.endpoint();
             local = endpoint.isLocal();
             prefix = endpoint.prefix();

@@ -9,6 +9,7 @@ import io.dgen4j.storage.StorageProvider;
 import io.dgen4j.storage.StorageProviders;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -81,7 +82,7 @@ final class S3Backends {
      * loading, connection pool, JIT) does not count against it.
      */
     static List<Run> run(S3Endpoint endpoint, List<StorageProvider> providers, long size, CheckpointOptions options,
-            long chunk, boolean bars, boolean keep, boolean warmUp) throws InterruptedException {
+            long chunk, boolean bars, boolean keep, boolean warmUp, PrintWriter err) throws InterruptedException {
         List<Run> runs = new ArrayList<>();
         StorageOptions storage = StorageOptions.empty().with(endpoint.settings());
         for (StorageProvider p : providers) {
@@ -104,7 +105,7 @@ final class S3Backends {
                         options.builder(n -> { }).chunkSize(chunk).backend(p.name()).backendOptions(endpoint.settings()).build()
                                 .save(warm, Math.min(size, chunk));
                     } finally {
-                        delete(p, warm, storage);
+                        delete(p, warm, storage, err);
                     }
                 }
                 // what the previous backend left on the heap is not this one's peak RSS
@@ -131,7 +132,7 @@ final class S3Backends {
                         ExitCodes.of(e)));
             } finally {
                 if (!keep && !interrupted) {
-                    delete(p, where, storage);
+                    delete(p, where, storage, err);
                 }
             }
         }
@@ -144,12 +145,13 @@ final class S3Backends {
         return ie;
     }
 
-    private static void delete(StorageProvider p, StorageTarget where, StorageOptions storage) {
+    private static void delete(StorageProvider p, StorageTarget where, StorageOptions storage, PrintWriter err) {
         try {
             p.delete(where, storage);
         } catch (IOException | RuntimeException e) {
             // the run's own result says what failed; a leftover object is named by the caller's report
-            System.err.printf("dgen4j: could not delete %s through %s: %s%n", where, p.name(), Errors.describe(e));
+            err.printf("dgen4j: could not delete %s through %s: %s%n", where, p.name(), Errors.describe(e));
+            err.flush();
         }
     }
 

@@ -1,0 +1,65 @@
+package io.dgen4j.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The local server the CLI starts: random keys on 127.0.0.1, its temporary files gone after close. */
+class LocalS3ProxyTest {
+    private static Path jar() {
+        String jar = System.getProperty(S3ProxyExtension.JAR_PROPERTY);
+        assertTrue(jar != null && Files.isRegularFile(Path.of(jar)), "surefire names the s3proxy jar in "
+                + S3ProxyExtension.JAR_PROPERTY + ": " + jar);
+        return Path.of(jar);
+    }
+
+    @Test
+    void aTemporaryServerHasRandomKeysAndRemovesItsFilesWhenClosed() throws Exception {
+        Path dir;
+        String firstKey;
+        try (LocalS3Proxy s3 = LocalS3Proxy.startTemporary(jar())) {
+            dir = s3.dir();
+            firstKey = s3.accessKey();
+            assertEquals("127.0.0.1", s3.endpoint().getHost());
+            assertEquals("ckpt", s3.createBucket("ckpt"));
+            assertTrue(Files.isDirectory(s3.dataDir().resolve("ckpt")));
+            assertTrue(s3.settings().hasCredentials());
+            assertFalse(s3.settings().toString().contains(s3.settings().secretAccessKey().orElseThrow()),
+                    "settings print no secret");
+            try (HttpClient http = HttpClient.newHttpClient()) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(s3.endpoint().resolve("/ckpt")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(403, r.statusCode(), "unsigned requests are refused: " + r.body());
+            }
+        }
+        assertFalse(Files.exists(dir), "its directory is removed: " + dir);
+        try (LocalS3Proxy other = LocalS3Proxy.startTemporary(jar())) {
+            assertNotEquals(firstKey, other.accessKey(), "each server has its own keys");
+            other.kill();
+            assertFalse(other.isRunning());
+        }
+    }
+
+    @Test
+    void aMissingJarIsNamed(@TempDir Path tmp) {
+        Path none = tmp.resolve("none.jar");
+        NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> LocalS3Proxy.startTemporary(none));
+        assertEquals(none.toString(), e.getFile());
+        try (var s = Files.list(tmp)) {
+            assertEquals(0, s.count());
+        } catch (java.io.IOException io) {
+            throw new java.io.UncheckedIOException(io);
+        }
+    }
+}
