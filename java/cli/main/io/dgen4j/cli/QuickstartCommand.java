@@ -161,7 +161,8 @@ final class QuickstartCommand implements Callable<Integer> {
         try (S3Endpoint endpoint = S3Endpoint.open(s3Target, "dgen4j-quickstart", err)) {
             // S3 parts are 5 MiB at least and the chunks must fill whole parts: a smaller --chunk grows here
             long chunk = Math.max(options.chunk, PartPlan.MIN_PART_SIZE);
-            List<S3Backends.Run> runs = S3Backends.run(endpoint, providers, bytes, options, chunk, bars, false, true, err);
+            List<S3Backends.Run> runs = S3Backends.run(endpoint, providers, bytes, options, chunk, bars, false, true,
+                    err);
             return new S3Part(endpoint.endpoint(), endpoint.isLocal(), endpoint.prefix(), bytes, chunk, runs, null);
         } catch (S3Endpoint.NoS3ProxyJar | S3Endpoint.NoBucket e) {
             return skipped(err, e.getMessage());
