@@ -10,7 +10,6 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-
 /**
  * A real S3 server for tests: s3proxy ({@code org.gaul:s3proxy}, the {@code jar-with-dependencies}
  * that Maven copies to {@code target/s3proxy/s3proxy.jar} and names in the system property
