@@ -34,7 +34,7 @@ final class CrtErrors {
             m = t.getClass().getSimpleName();
         }
         m = m.replaceAll("\\s*\\(SDK Attempt Count: \\d+\\)", "").replaceAll("[\\r\\n]+", " ").strip();
-        return m;
+        return m.endsWith(".") ? m.substring(0, m.length() - 1) : m;
     }
 
     /** The HTTP status of a service error, or 0. */
@@ -49,6 +49,11 @@ final class CrtErrors {
             return e.awsErrorDetails().errorCode();
         }
         return "";
+    }
+
+    /** Whether a request failed without an answer from the server (connection refused, reset, DNS). */
+    static boolean unreachable(Throwable t) {
+        return unwrap(t) instanceof SdkClientException;
     }
 
     /** Whether a request failed because the object or upload does not exist. */

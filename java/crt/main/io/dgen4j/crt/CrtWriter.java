@@ -403,7 +403,10 @@ final class CrtWriter implements StorageWriter {
         awaitPartsSettled();
         boolean gone = false;
         for (int round = 0; round < ABORT_ROUNDS && !gone; round++) {
-            // A part that was in flight during the first abort may have recreated state.
+            if (last != null && CrtErrors.unreachable(last.getCause())) {
+                break; // the server is gone: more rounds would only wait for the same answer
+            }
+            // A part that was in flight during the first abort may have landed after it.
             IOException again = abortUpload(id);
             last = again != null ? again : last;
             try {
@@ -417,9 +420,11 @@ final class CrtWriter implements StorageWriter {
                 stateText = "the upload was aborted and none is open for " + object + "; the previous object, if "
                         + "any, is intact";
             } else {
-                stateText = String.format("the incomplete upload %s of %s could not be confirmed gone (%s): remove it "
-                        + "with AbortMultipartUpload, or a bucket lifecycle rule", id, object,
-                        last == null ? "ListMultipartUploads still shows it" : last.getMessage());
+                stateText = String.format("the incomplete upload %s of %s may be left (%s): remove it with "
+                        + "AbortMultipartUpload or a bucket lifecycle rule; the previous object, if any, is intact", id,
+                        object, last == null ? "ListMultipartUploads still shows it"
+                                : last.getCause() != null && CrtErrors.unreachable(last.getCause())
+                                ? "the server could not be reached to abort it" : last.getMessage());
                 LOG.warn("{}", stateText);
             }
         }
