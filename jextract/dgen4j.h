@@ -70,6 +70,14 @@ uint64_t dgen4j_generator_distinct_blocks(const dgen4j_generator *gen);
 int32_t dgen4j_generator_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *buf,
                               uint64_t len);
 
+/* Verifies buf[0, len) against stream bytes [offset, offset + len) (offset + len <= size):
+ * the stream is regenerated in registers and compared as it is generated, with no
+ * intermediate store, on the generator's threads for large ranges. Stores in *mismatch the
+ * stream offset of the first byte that differs, or offset + len when all are equal. buf is
+ * only read. Safe to call from several threads at once (serialised on the pool, like fills). */
+int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf,
+                                uint64_t len, uint64_t *mismatch);
+
 /* ---- file I/O ---- */
 
 /* Flags of dgen4j_file_open. */

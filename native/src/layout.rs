@@ -267,6 +267,64 @@ pub fn fill_with(spec: &Spec, offset: u64, buf: &mut [u8], level: Level, nt: boo
     Ok(())
 }
 
+/// The stream offset of the first byte of `data` that differs from stream bytes
+/// `[offset, offset + data.len())`, or `None` when they are equal, with this process's
+/// kernel ([`simd::Dispatch`]). Fails with `OutOfRange` when the range exceeds the stream.
+pub fn first_mismatch(spec: &Spec, offset: u64, data: &[u8]) -> Result<Option<u64>, Error> {
+    first_mismatch_with(spec, offset, data, simd::Dispatch::get().level)
+}
+
+/// [`first_mismatch`] with the kernel of `level` (an unsupported one falls back to scalar).
+/// Whole stripes are regenerated in registers and compared as they are generated
+/// ([`simd::stripe_matches`]), with no store; a stripe cut by either end of the range, or
+/// one that differs (to find the exact byte), goes through a 4 KiB scratch buffer.
+pub fn first_mismatch_with(spec: &Spec, offset: u64, data: &[u8], level: Level) -> Result<Option<u64>, Error> {
+    spec.check_range(offset, data.len() as u64)?;
+    let level = if level.supported() { level } else { Level::Scalar };
+    let block = spec.block;
+    let stripe = spec.stripe;
+    let masks: &Masks = &spec.masks;
+    #[repr(C, align(64))]
+    struct Scratch([u8; MAX_STRIPE]);
+    let mut scratch = Scratch([0u8; MAX_STRIPE]);
+    let mut cached: Option<(u64, u64)> = None; // (block index, block key)
+    let mut pos = offset;
+    let mut rest = data;
+    while !rest.is_empty() {
+        let i = pos / block;
+        let bk = match cached {
+            Some((ci, bk)) if ci == i => bk,
+            _ => {
+                let bk = spec.block_key(spec.unique_of(i));
+                cached = Some((i, bk));
+                bk
+            }
+        };
+        let in_block = pos % block;
+        let q = in_block / stripe as u64;
+        let in_stripe = (in_block % stripe as u64) as usize;
+        let n = (stripe - in_stripe).min(rest.len());
+        let (got, tail) = rest.split_at(n);
+        let sk = stripe_key(bk, q);
+        // SAFETY: `got` holds exactly `stripe` bytes (a multiple of 512) when n == stripe;
+        // `level` is supported (checked above).
+        let whole_ok = n == stripe && unsafe { simd::stripe_matches(level, sk, got.as_ptr(), stripe, masks) };
+        if !whole_ok {
+            // Only the sectors up to the end of the range are needed.
+            let end = (in_stripe + n).div_ceil(SECTOR) * SECTOR;
+            // SAFETY: `scratch` holds MAX_STRIPE >= end bytes; `end` is a multiple of 512.
+            unsafe { simd::fill_stripe(level, sk, scratch.0.as_mut_ptr(), end, masks, false) };
+            let want = &scratch.0[in_stripe..in_stripe + n];
+            if let Some(at) = want.iter().zip(got).position(|(a, b)| a != b) {
+                return Ok(Some(pos + at as u64));
+            }
+        }
+        rest = tail;
+        pos += n as u64;
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,5 +409,34 @@ mod tests {
             assert_eq!(part, whole[a..b], "[{a}, {b})");
         }
         assert!(fill(&s, 12000, &mut [0u8; 989]).is_err());
+    }
+
+    #[test]
+    fn first_mismatch_finds_the_first_flipped_byte_through_every_kernel() {
+        let s = spec(5 * 4096 + 900, 2048, 1.5, 2.5);
+        let mut whole = vec![0u8; s.size() as usize];
+        fill(&s, 0, &mut whole).unwrap();
+        for level in Level::ALL.into_iter().filter(|l| l.supported()) {
+            for (a, b) in [(0usize, whole.len()), (1, 2), (511, 513), (1000, 9000), (4096, 12288), (12000, 21380)] {
+                let mut part = whole[a..b].to_vec();
+                assert_eq!(first_mismatch_with(&s, a as u64, &part, level).unwrap(), None, "{level:?} [{a}, {b})");
+                let len = b - a;
+                for at in [0, len - 1, len / 2, len / 3, len.saturating_sub(300)] {
+                    part[at] ^= 0x80;
+                    let got = first_mismatch_with(&s, a as u64, &part, level).unwrap();
+                    assert_eq!(got, Some((a + at) as u64), "{level:?} [{a}, {b}) flip {at}");
+                    // A second, later flip does not hide the first.
+                    if at + 700 < len {
+                        part[at + 700] ^= 1;
+                        assert_eq!(first_mismatch_with(&s, a as u64, &part, level).unwrap(), Some((a + at) as u64));
+                        part[at + 700] ^= 1;
+                    }
+                    part[at] ^= 0x80;
+                }
+            }
+        }
+        let e = first_mismatch(&s, 21000, &[0u8; 381]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutOfRange);
+        assert_eq!(first_mismatch(&s, s.size(), &[]).unwrap(), None);
     }
 }

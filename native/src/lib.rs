@@ -259,6 +259,50 @@ pub unsafe extern "C" fn dgen4j_generator_fill(
     })
 }
 
+/// Compares `buf[0, len)` with stream bytes `[offset, offset + len)` (regenerated in
+/// registers, no intermediate store, on the generator's pool for large ranges) and stores in
+/// `*mismatch` the stream offset of the first differing byte, or `offset + len` when they
+/// are all equal.
+///
+/// # Safety
+/// `gen` must be NULL or a live generator; `buf` must be NULL or valid for reads of `len`
+/// bytes and not written by anything else during the call; `mismatch` must be NULL or
+/// valid for a write of one u64.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_verify(
+    gen: *mut dgen4j_generator,
+    offset: u64,
+    buf: *const u8,
+    len: u64,
+    mismatch: *mut u64,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator; verifies only
+        // take a shared reference (the pool serialises them internally).
+        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
+            return Err(Error::invalid("gen is NULL"));
+        };
+        if mismatch.is_null() {
+            return Err(Error::invalid("mismatch is NULL"));
+        }
+        gen.spec().check_range(offset, len)?;
+        let Ok(n) = usize::try_from(len) else {
+            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
+        };
+        let found = if n == 0 {
+            None
+        } else if buf.is_null() {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        } else {
+            // SAFETY: `buf` is non-null and, by the contract, readable and unchanged for `len` bytes.
+            gen.first_mismatch(offset, unsafe { std::slice::from_raw_parts(buf, n) })?
+        };
+        // SAFETY: `mismatch` is non-null and, by the contract, valid for a u64 write.
+        unsafe { mismatch.write(found.unwrap_or(offset + len)) };
+        Ok(())
+    })
+}
+
 // ---- file I/O ----------------------------------------------------------------------------
 
 /// The opaque `dgen4j_file` of the header.

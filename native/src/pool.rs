@@ -15,6 +15,9 @@
 //! absolute stream offsets, publishes them and blocks until every piece is done. Fills of
 //! less than 256 KiB, and every fill of an unpinned pool without workers, run inline on
 //! the calling thread. Fills from several threads at once are serialised by a mutex.
+//! [`Pool::first_mismatch`] (the fused verify) cuts its range the same way: each piece
+//! reports its first mismatch, the job keeps the smallest, and pieces that start past a
+//! mismatch already found are skipped.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -66,10 +69,22 @@ struct State {
     outstanding: usize,
     /// The first failure of a piece of `job`.
     error: Option<Error>,
+    /// The smallest mismatching stream offset found by a verify job's pieces.
+    mismatch: Option<u64>,
     shutdown: bool,
 }
 
-/// A parallel fill: `len` bytes at `ptr` receive stream bytes `[offset, offset + len)`.
+/// What a job does with its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    /// Write the stream bytes, with non-temporal stores when `nt` (the whole fill is large).
+    Fill { nt: bool },
+    /// Compare the bytes with the stream (they are only read).
+    Verify,
+}
+
+/// A parallel job: the `len` bytes at `ptr` receive (fill) or are compared with (verify)
+/// stream bytes `[offset, offset + len)`.
 #[derive(Clone, Copy)]
 struct Job {
     ptr: *mut u8,
@@ -78,13 +93,12 @@ struct Job {
     pieces: usize,
     /// Only workers of this node take pieces (`None`: every participant).
     node: Option<usize>,
-    /// Non-temporal stores (the whole fill is large).
-    nt: bool,
+    op: Op,
 }
 
-// SAFETY: a Job is a borrowed `&mut [u8]` with its lifetime erased. It is only
-// dereferenced through `Job::piece`, for disjoint pieces each claimed by exactly one
-// thread, and `Pool::fill` keeps the borrow alive until every piece has finished
+// SAFETY: a Job is a borrowed `&mut [u8]` (fill) or `&[u8]` (verify) with its lifetime
+// erased. It is only dereferenced through `Job::piece`, for disjoint pieces each claimed by
+// exactly one thread, and `Pool::run` keeps the borrow alive until every piece has finished
 // (`JobGuard` waits for `outstanding == 0` even while unwinding) and then drops the Job.
 unsafe impl Send for Job {}
 
@@ -102,19 +116,37 @@ impl Job {
         even.div_ceil(PIECE_ALIGN).saturating_mul(PIECE_ALIGN).min(end)
     }
 
-    /// Stream offset and bytes of piece `k`.
+    /// Stream offset, address and length of piece `k` (inside the job's bytes, because the
+    /// boundaries are monotone within `[offset, offset + len]`).
+    fn piece(&self, k: usize) -> (u64, *mut u8, usize) {
+        let (start, end) = (self.boundary(k), self.boundary(k + 1));
+        let at = (start - self.offset) as usize;
+        (start, self.ptr.wrapping_add(at), (end - start) as usize)
+    }
+
+    /// Runs piece `k`: fills it, or stores its first mismatch in `mismatch`.
     ///
     /// # Safety
     /// The caller must have claimed piece `k` (each piece is handed to one thread only),
-    /// and the buffer of the job must still be borrowed by the waiting `Pool::fill`.
-    unsafe fn piece<'a>(&self, k: usize) -> (u64, &'a mut [u8]) {
-        let (start, end) = (self.boundary(k), self.boundary(k + 1));
-        let at = (start - self.offset) as usize;
-        // SAFETY: `[at, at + end - start)` lies inside the job's `len` bytes because the
-        // boundaries are monotone within [offset, offset + len]; pieces are disjoint and
-        // claimed once, so this is the only live reference to these bytes (caller's contract).
-        let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), (end - start) as usize) };
-        (start, bytes)
+    /// and the buffer of the job must still be borrowed by the waiting `Pool::run`.
+    unsafe fn run_piece(&self, spec: &Spec, k: usize, mismatch: &mut Option<u64>) -> Result<(), Error> {
+        let (offset, ptr, len) = self.piece(k);
+        match self.op {
+            Op::Fill { nt } => {
+                // SAFETY: the piece lies inside the job's exclusive buffer; pieces are
+                // disjoint and claimed once, so this is the only live reference to these
+                // bytes (caller's contract).
+                let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
+                fill_piece(spec, offset, bytes, nt)
+            }
+            Op::Verify => {
+                // SAFETY: the piece lies inside the job's buffer, borrowed shared for the
+                // whole job (caller's contract); verify only reads it.
+                let bytes = unsafe { std::slice::from_raw_parts(ptr.cast_const(), len) };
+                *mismatch = verify_piece(spec, offset, bytes)?;
+                Ok(())
+            }
+        }
     }
 }
 
@@ -231,13 +263,32 @@ impl Pool {
     pub fn fill(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         self.spec.check_range(offset, buf.len() as u64)?;
         let nt = buf.len() as u64 >= simd::nt_threshold();
-        let pinned = self.plan.pinned;
         if self.workers.is_empty() || buf.len() < MIN_PARALLEL_FILL {
             return fill_piece(&self.spec, offset, buf, nt);
         }
-        // A node-local buffer is filled by the workers of its node.
+        self.run(buf.as_mut_ptr(), offset, buf.len(), Op::Fill { nt }).map(|_| ())
+    }
+
+    /// The stream offset of the first byte of `data` that differs from stream bytes
+    /// `[offset, offset + data.len())`, or `None` when they are equal: the fused verify,
+    /// which regenerates the stream in registers and compares as it goes (no store), in
+    /// parallel like [`Pool::fill`].
+    pub fn first_mismatch(&self, offset: u64, data: &[u8]) -> Result<Option<u64>, Error> {
+        self.spec.check_range(offset, data.len() as u64)?;
+        if self.workers.is_empty() || data.len() < MIN_PARALLEL_FILL {
+            return verify_piece(&self.spec, offset, data);
+        }
+        // The pointer is only read: `Op::Verify` makes shared slices of it.
+        self.run(data.as_ptr().cast_mut(), offset, data.len(), Op::Verify)
+    }
+
+    /// Publishes a job over the `len` bytes at `ptr` to the workers (and, unpinned, the
+    /// calling thread) and waits for every piece; returns the smallest mismatch of a verify.
+    fn run(&self, ptr: *mut u8, offset: u64, len: usize, op: Op) -> Result<Option<u64>, Error> {
+        let pinned = self.plan.pinned;
+        // A node-local buffer is filled (or read) by the workers of its node.
         let node = if pinned {
-            numa::node_of(buf.as_ptr(), buf.len()).filter(|n| self.worker_nodes.contains(&Some(*n)))
+            numa::node_of(ptr.cast_const(), len).filter(|n| self.worker_nodes.contains(&Some(*n)))
         } else {
             None
         };
@@ -245,8 +296,8 @@ impl Pool {
             Some(n) => self.worker_nodes.iter().filter(|w| **w == Some(n)).count(),
             None => self.threads(),
         };
-        let pieces = (buf.len() as u64).div_ceil(PIECE_ALIGN).min(participants as u64) as usize;
-        let job = Job { ptr: buf.as_mut_ptr(), offset, len: buf.len(), pieces, node, nt };
+        let pieces = (len as u64).div_ceil(PIECE_ALIGN).min(participants as u64) as usize;
+        let job = Job { ptr, offset, len, pieces, node, op };
         let _serial = lock(&self.fill_lock);
         {
             let mut st = lock(&self.shared.state);
@@ -255,6 +306,7 @@ impl Pool {
             st.next = 0;
             st.outstanding = pieces;
             st.error = None;
+            st.mismatch = None;
         }
         let guard = JobGuard { shared: &self.shared };
         self.shared.work.notify_all();
@@ -268,9 +320,10 @@ impl Pool {
             drop(run_pieces(&self.shared, &self.spec, lock(&self.shared.state), None));
         }
         drop(guard); // waits for the pieces claimed by workers
-        match lock(&self.shared.state).error.take() {
+        let mut st = lock(&self.shared.state);
+        match st.error.take() {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => Ok(st.mismatch.take()),
         }
     }
 }
@@ -337,15 +390,26 @@ fn run_pieces<'a>(
         }
         let k = st.next;
         st.next += 1;
+        // A verify piece that starts past a mismatch already found cannot hold the first one.
+        if matches!(st.mismatch, Some(m) if job.boundary(k) > m) {
+            st.outstanding -= 1;
+            if st.outstanding == 0 {
+                shared.done.notify_all();
+            }
+            continue;
+        }
         drop(st);
+        let mut mismatch = None;
         // SAFETY: piece `k` was claimed just above under the lock, by this thread only,
-        // and the job is current, so its `Pool::fill` waits in `JobGuard` for us.
-        let (offset, bytes) = unsafe { job.piece(k) };
-        let result = panic::catch_unwind(AssertUnwindSafe(|| fill_piece(spec, offset, bytes, job.nt)))
+        // and the job is current, so its `Pool::run` waits in `JobGuard` for us.
+        let result = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_piece(spec, k, &mut mismatch) }))
             .unwrap_or_else(|payload| Err(Error::from_panic("fill worker", payload.as_ref())));
         st = lock(&shared.state);
         if let Err(e) = result {
             st.error.get_or_insert(e);
+        }
+        if let Some(m) = mismatch {
+            st.mismatch = Some(st.mismatch.map_or(m, |old| old.min(m)));
         }
         st.outstanding -= 1;
         if st.outstanding == 0 {
@@ -377,6 +441,14 @@ fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8], nt: bool) -> Result<(), 
     layout::fill_with(spec, offset, buf, simd::Dispatch::get().level, nt)
 }
 
+fn verify_piece(spec: &Spec, offset: u64, data: &[u8]) -> Result<Option<u64>, Error> {
+    #[cfg(test)]
+    if spec.seed() == PANIC_SEED && offset == 1 << 20 {
+        panic!("test panic at offset {offset}");
+    }
+    layout::first_mismatch_with(spec, offset, data, simd::Dispatch::get().level)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,7 +462,7 @@ mod tests {
     #[test]
     fn boundaries_are_aligned_and_cover_the_range() {
         for (offset, len, pieces) in [(0u64, 1usize << 20, 4usize), (12345, 3 << 20, 3), (65535, 300_000, 5)] {
-            let job = Job { ptr: std::ptr::null_mut(), offset, len, pieces, node: None, nt: false };
+            let job = Job { ptr: std::ptr::null_mut(), offset, len, pieces, node: None, op: Op::Verify };
             assert_eq!(job.boundary(0), offset);
             assert_eq!(job.boundary(pieces), offset + len as u64);
             for k in 1..pieces {
@@ -424,6 +496,39 @@ mod tests {
         }
         let e = pool.fill(1, &mut vec![0u8; 5 << 20]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutOfRange);
+    }
+
+    #[test]
+    fn parallel_verify_finds_the_smallest_mismatch() {
+        let spec = Spec::new(9, 6 << 20, 4096, 2.0, 3.0).unwrap();
+        let mut data = reference(&spec, 0, 6 << 20);
+        for threads in [1usize, 2, 3, 5] {
+            let pool = Pool::new(spec.clone(), threads).unwrap();
+            for (a, b) in [(0usize, 6 << 20), (1, (6 << 20) - 1), (70_000, 70_000 + (300 << 10)), (4 << 20, 6 << 20)] {
+                assert_eq!(pool.first_mismatch(a as u64, &data[a..b]).unwrap(), None, "threads {threads} [{a}, {b})");
+                let len = b - a;
+                // First, last, middle, and two flips in different pieces: the smaller wins.
+                for at in [a, b - 1, a + len / 2, a + 65_536, b - 70_000] {
+                    data[at] ^= 4;
+                    assert_eq!(pool.first_mismatch(a as u64, &data[a..b]).unwrap(), Some(at as u64));
+                    let later = b - 1;
+                    if later != at {
+                        data[later] ^= 2;
+                        assert_eq!(pool.first_mismatch(a as u64, &data[a..b]).unwrap(), Some(at as u64));
+                        data[later] ^= 2;
+                    }
+                    data[at] ^= 4;
+                }
+            }
+            let e = pool.first_mismatch(1, &data).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutOfRange);
+        }
+        // Bytes equal to the stream, so that no piece is skipped: the one at 1 MiB panics.
+        let spec = Spec::new(PANIC_SEED, 4 << 20, 4096, 1.0, 1.0).unwrap();
+        let data = reference(&spec, 0, 4 << 20);
+        let pool = Pool::new(spec, 4).unwrap();
+        let e = pool.first_mismatch(0, &data).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Panic);
     }
 
     #[test]

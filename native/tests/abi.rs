@@ -216,3 +216,38 @@ fn concurrent_fills_through_the_abi() {
     // SAFETY: the generators are live or NULL, the buffers hold the lengths passed.
     unsafe { dgen4j_generator_free(gen) };
 }
+
+#[test]
+fn verify_through_the_abi() {
+    let size = 3u64 << 20;
+    for threads in [1u32, 2, 3] {
+        let (rc, gen) = new_gen(11, size, 4096, 1.5, 2.0, threads);
+        assert_eq!(rc, DGEN4J_OK);
+        let mut data = vec![0u8; size as usize];
+        let mut at = u64::MAX;
+        // SAFETY: the generator is live, the buffers hold the lengths passed, `at` is writable.
+        unsafe {
+            assert_eq!(dgen4j_generator_fill(gen, 0, data.as_mut_ptr(), size), DGEN4J_OK);
+            assert_eq!(dgen4j_generator_verify(gen, 0, data.as_ptr(), size, &mut at), DGEN4J_OK);
+            assert_eq!(at, size, "all equal: offset + len");
+            for (a, b, flip) in [(0u64, size, 0u64), (0, size, size - 1), (5, size - 7, 1 << 20), (777, 900_000, 899_999)] {
+                data[flip as usize] ^= 0x40;
+                let rc = dgen4j_generator_verify(gen, a, data.as_ptr().add(a as usize), b - a, &mut at);
+                assert_eq!((rc, at), (DGEN4J_OK, flip), "threads {threads} [{a}, {b}) flip {flip}");
+                data[flip as usize] ^= 0x40;
+            }
+            // Errors: like fill.
+            assert_eq!(dgen4j_generator_verify(gen, 1, data.as_ptr(), size, &mut at), DGEN4J_ERR_OUT_OF_RANGE);
+            assert_eq!(last_error(), format!("fill range [offset 1, len {size}) exceeds stream size {size}"));
+            assert_eq!(dgen4j_generator_verify(gen, 0, ptr::null(), 5, &mut at), DGEN4J_ERR_INVALID_ARGUMENT);
+            assert_eq!(last_error(), "buf is NULL but len is 5");
+            assert_eq!(dgen4j_generator_verify(gen, 0, data.as_ptr(), 5, ptr::null_mut()), DGEN4J_ERR_INVALID_ARGUMENT);
+            assert_eq!(last_error(), "mismatch is NULL");
+            assert_eq!(dgen4j_generator_verify(ptr::null_mut(), 0, data.as_ptr(), 5, &mut at), DGEN4J_ERR_INVALID_ARGUMENT);
+            assert_eq!(last_error(), "gen is NULL");
+            assert_eq!(dgen4j_generator_verify(gen, size, ptr::null(), 0, &mut at), DGEN4J_OK);
+            assert_eq!(at, size);
+            dgen4j_generator_free(gen);
+        }
+    }
+}

@@ -34,7 +34,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *
  * <pre>
  * ./dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2] [--numa-node N]
- *                [--warmup N] [--iterations N] [--time SECONDS] [--forks N]
+ *                [--warmup N] [--iterations N] [--time SECONDS] [--forks N] [--cases native,native-verify,...]
  * </pre>
  */
 public final class BenchMain {
@@ -44,7 +44,9 @@ public final class BenchMain {
     static {
         NAMES.put("nativeFill", "native");
         NAMES.put("nativeDedup2Compress3", "native-d2c3");
-        NAMES.put("javaTwin", "java-twin");
+        NAMES.put("nativeVerify", "native-verify");
+        NAMES.put("twinVector", "twin-vector");
+        NAMES.put("twinScalar", "twin-scalar");
         NAMES.put("memset", "memset");
         NAMES.put("jdkRandom", "jdk-random");
         NAMES.put("splittable", "splittable");
@@ -71,6 +73,7 @@ public final class BenchMain {
         int iterations = -1;
         int time = -1;
         int forks = 1;
+        String only = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -82,9 +85,11 @@ public final class BenchMain {
                 case "--iterations" -> iterations = Integer.parseInt(args[++i]);
                 case "--time" -> time = Integer.parseInt(args[++i]);
                 case "--forks" -> forks = Integer.parseInt(args[++i]);
+                case "--cases" -> only = args[++i];
                 case "-h", "--help" -> {
                     System.out.println("usage: dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
-                            + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]");
+                            + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]"
+                            + " [--cases " + String.join(",", NAMES.values()) + "]");
                     return;
                 }
                 default -> {
@@ -111,8 +116,22 @@ public final class BenchMain {
         if (node != null) {
             jvm.add("-D" + FillBenchmark.PROP_NODE + "=" + node);
         }
+        String methods = "";
+        if (only != null) {
+            List<String> wanted = new ArrayList<>();
+            for (String c : only.split(",")) {
+                String method = NAMES.entrySet().stream().filter(e -> e.getValue().equals(c.trim())).map(Map.Entry::getKey)
+                        .findFirst().orElse(null);
+                if (method == null) {
+                    System.err.println("dgen4j bench: unknown case " + c + " (cases: " + String.join(",", NAMES.values()) + ")");
+                    System.exit(2);
+                }
+                wanted.add(method);
+            }
+            methods = "(" + String.join("|", wanted) + ")$";
+        }
         ChainedOptionsBuilder ob = new OptionsBuilder()
-                .include(FillBenchmark.class.getName() + "\\.")
+                .include(FillBenchmark.class.getName() + "\\." + methods)
                 .param("bytes", sizeList.toArray(String[]::new))
                 .param("threads", threads.split(","))
                 .warmupIterations(warmup).warmupTime(TimeValue.seconds(time))
@@ -120,7 +139,7 @@ public final class BenchMain {
                 .forks(forks)
                 .jvmArgs(jvm.toArray(String[]::new))
                 .shouldFailOnError(true);
-        if (!quick && sizeList.contains(Long.toString(64 << 10))) {
+        if (!quick && only == null && sizeList.contains(Long.toString(64 << 10))) {
             ob.include(FfmOverheadBenchmark.class.getName() + "\\.");
         }
         Collection<RunResult> results = runQuietly(ob.build(), json ? VerboseMode.SILENT : VerboseMode.NORMAL);
@@ -232,7 +251,7 @@ public final class BenchMain {
                 names.add(n);
             }
         }
-        sb.append(String.format(Locale.ROOT, "%ndgen4j bench: fill throughput in GB/s (10^9 bytes/s)%s; last-level cache %s%n",
+        sb.append(String.format(Locale.ROOT, "%ndgen4j bench: fill (native-verify: verify) throughput in GB/s (10^9 bytes/s)%s; last-level cache %s%n",
                 node == null ? "" : ", bound to NUMA node " + node, llc == 0 ? "unknown" : human(llc)));
         sb.append(String.format(Locale.ROOT, "%-24s %3s", "size", "thr"));
         for (String n : names) {
@@ -269,7 +288,9 @@ public final class BenchMain {
             ratio(sb, cases, "native-d2c3 / memset", at, c, "native-d2c3", "memset", ">= 0.90");
             ratio(sb, cases, "native / jdk-random", at, c, "native", "jdk-random", ">= 20");
             ratio(sb, cases, "native / vector-xoshiro", at, c, "native", "vector-xoshiro", ">= 1.15");
-            ratio(sb, cases, "native / java-twin", at, c, "native", "java-twin", "<= 3");
+            ratio(sb, cases, "native-verify / native", at, c, "native-verify", "native", ">= 0.90");
+            ratio(sb, cases, "twin-vector / native", at, c, "twin-vector", "native", c.threads == 1 ? ">= 0.50" : ">= 0.40");
+            ratio(sb, cases, "twin-scalar / native", at, c, "twin-scalar", "native", "-");
         }
         Case ffm = find(cases, "native-ffm-call", FfmOverheadBenchmark.SIZE, 1);
         Case rust = find(cases, "native-in-rust", FfmOverheadBenchmark.SIZE, 1);

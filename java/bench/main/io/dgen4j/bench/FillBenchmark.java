@@ -131,19 +131,49 @@ public class FillBenchmark {
         }
     }
 
-    /** The pure-Java twin. */
+    /** The pure-Java twin, on the Vector API and in plain Java. */
     @State(Scope.Benchmark)
     public static class Twin {
-        Generator twin;
+        Generator vector;
+        Generator scalar;
 
         @Setup(Level.Trial)
         public void setUp(FillBenchmark b) {
-            twin = new JavaGenerator(DataSpec.builder().size(b.bytes).seed(7).build(), b.threads);
+            DataSpec spec = DataSpec.builder().size(b.bytes).seed(7).build();
+            vector = new JavaGenerator(spec, b.threads, JavaGenerator.Kernel.VECTOR);
+            scalar = new JavaGenerator(spec, b.threads, JavaGenerator.Kernel.SCALAR);
         }
 
         @TearDown(Level.Trial)
         public void tearDown() {
-            twin.close();
+            vector.close();
+            scalar.close();
+        }
+    }
+
+    /**
+     * A buffer holding the stream (dedup 1, compress 1) for the verify case, filled once; its own
+     * buffer, since the fill cases overwrite {@code seg}.
+     */
+    @State(Scope.Benchmark)
+    public static class VerifyData {
+        Arena arena;
+        MemorySegment data;
+        NativeGenerator gen;
+
+        @Setup(Level.Trial)
+        public void setUp(FillBenchmark b) {
+            int node = Integer.getInteger(PROP_NODE, -1);
+            arena = Arena.ofShared();
+            data = NodeBuffers.allocate(arena, b.bytes, node);
+            gen = new NativeGenerator(DataSpec.builder().size(b.bytes).seed(7).build(), b.threads, Numa.Mode.AUTO, node);
+            gen.fill(data, 0);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            gen.close();
+            arena.close();
         }
     }
 
@@ -177,10 +207,26 @@ public class FillBenchmark {
         g.d2c3.fill(seg, 0);
     }
 
-    /** The pure-Java twin (same bytes as native). */
+    /** The fused native verify of a buffer holding the stream: regenerate and compare, no store. */
     @Benchmark
-    public void javaTwin(Twin t) {
-        t.twin.fill(seg, 0);
+    public long nativeVerify(VerifyData v) {
+        long m = v.gen.firstMismatch(v.data, 0);
+        if (m != -1) {
+            throw new IllegalStateException("the verify buffer differs from the stream at " + m);
+        }
+        return m;
+    }
+
+    /** The pure-Java twin on the Vector API (same bytes as native). */
+    @Benchmark
+    public void twinVector(Twin t) {
+        t.vector.fill(seg, 0);
+    }
+
+    /** The pure-Java twin in plain Java, lane by lane (same bytes). */
+    @Benchmark
+    public void twinScalar(Twin t) {
+        t.scalar.fill(seg, 0);
     }
 
     /** {@code MemorySegment.fill}: the memory-bandwidth limit. */

@@ -56,12 +56,17 @@ final class CheckpointOptions {
     }
 
     StreamingCheckpoint build(LongConsumer progress) {
+        return builder(progress).build();
+    }
+
+    /** The checkpoint's builder, for commands that add backend options. */
+    StreamingCheckpoint.Builder builder(LongConsumer progress) {
         check();
         DataSpec.Builder spec = data.spec();
         FileOptions files = FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync)
                 .withPreallocate(!noPreallocate);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
-                .spec(spec.build()).source(source()).threads(data.threads).backendOptions(files).progress(progress).build();
+                .spec(spec.build()).source(source()).threads(data.threads).backendOptions(files).progress(progress);
     }
 
     static FileOptions.Fadvise fadvise(String value) {

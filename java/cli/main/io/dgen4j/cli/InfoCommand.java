@@ -68,6 +68,8 @@ final class InfoCommand implements Callable<Integer> {
             r.put("generator", info.implementation());
             r.put("nativeSource", info.nativeSource().orElse(null));
             r.put("nativeFailure", info.nativeFailure().orElse(null));
+            r.put("twin", info.twin());
+            r.put("twinDetail", info.twinDetail());
             r.put("dispatch", info.dispatch().split("\\s+")[0]);
             r.put("dispatchDetail", info.dispatch());
             r.put("cpuFeatures", info.cpuFeatures());
@@ -89,8 +91,9 @@ final class InfoCommand implements Callable<Integer> {
         } else {
             out.printf("generator     %s%n", info.implementation().equals("native")
                     ? "native (Rust core, " + info.nativeSource().orElse("?") + ")"
-                    : "java (pure-Java twin)");
+                    : info.twin() + " (pure-Java twin)");
             info.nativeFailure().ifPresent(f -> out.printf("native        %s%n", f));
+            out.printf("twin          %s (%s)%n", info.twin(), info.twinDetail());
             out.printf("kernel        %s%n", info.dispatch());
             out.printf("cpu features  %s%n", info.cpuFeatures().isEmpty() ? "-" : String.join(" ", info.cpuFeatures()));
             out.printf("usable cpus   %d%n", info.usableCpus());

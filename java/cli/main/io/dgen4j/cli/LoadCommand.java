@@ -19,7 +19,7 @@ final class LoadCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;
 
-    @Parameters(paramLabel = "TARGET", description = "Path, file:// or direct:// URI of the checkpoint.")
+    @Parameters(paramLabel = "TARGET", description = "Path, file://, direct:// or s3://bucket/key URI of the checkpoint.")
     String target;
 
     @Option(names = "--verify", description = "Compare every byte with the stream named by the manifest.")
@@ -34,14 +34,18 @@ final class LoadCommand implements Callable<Integer> {
     @Mixin
     ProgressOptions progress;
 
+    @Mixin
+    StorageBackendOptions backend;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         options.check();
-        long size = sizeOf();
+        io.dgen4j.storage.StorageTarget where = io.dgen4j.storage.StorageTarget.parse(target);
+        long size = sizeOf(where);
         LoadResult r;
         try (Progress bar = progress.bar(verify ? "load+verify" : "load", size)) {
-            r = options.build(bar::update).load(target, verify);
+            r = backend.apply(options.builder(bar::update), where).build().load(where, verify);
         }
         if (json) {
             out.println(Json.write(r.toMap()));
@@ -52,9 +56,12 @@ final class LoadCommand implements Callable<Integer> {
         return 0;
     }
 
-    private long sizeOf() {
+    private static long sizeOf(io.dgen4j.storage.StorageTarget where) {
+        if (!where.isFile()) {
+            return 0; // an object's size comes with its HEAD, inside the load
+        }
         try {
-            return Files.size(io.dgen4j.storage.StorageTarget.parse(target).path());
+            return Files.size(where.path());
         } catch (IOException e) {
             return 0; // the load itself reports a missing file precisely
         }

@@ -43,9 +43,14 @@ final class LoadOptions {
     }
 
     StreamingCheckpoint build(LongConsumer progress) {
+        return builder(progress).build();
+    }
+
+    /** The checkpoint's builder, for adding backend options. */
+    StreamingCheckpoint.Builder builder(LongConsumer progress) {
         check();
         FileOptions.Fadvise advice = CheckpointOptions.fadvise(fadvise);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).readersInFlight(readers)
-                .threads(threads).backendOptions(FileOptions.defaults().withFadvise(advice)).progress(progress).build();
+                .threads(threads).backendOptions(FileOptions.defaults().withFadvise(advice)).progress(progress);
     }
 }

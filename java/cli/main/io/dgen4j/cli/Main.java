@@ -55,6 +55,33 @@ public final class Main implements Callable<Integer> {
      * ({@link ExitCodes}). Never throws: every failure becomes one line on {@code err}.
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        return run(args, out, err, System.getenv());
+    }
+
+    /** The environment the commands read (S3 settings, DGEN4J_S3_BACKEND): the process's unless a run sets one. */
+    private static final ThreadLocal<java.util.Map<String, String>> ENVIRONMENT = new ThreadLocal<>();
+
+    /** The environment of the command running on this thread. */
+    static java.util.Map<String, String> environment() {
+        java.util.Map<String, String> env = ENVIRONMENT.get();
+        return env != null ? env : System.getenv();
+    }
+
+    /**
+     * {@link #run(String[], PrintWriter, PrintWriter)} with {@code env} in place of the process's
+     * environment for what the commands read from it (S3 settings, the S3 backend): for tests and
+     * embedding.
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err, java.util.Map<String, String> env) {
+        ENVIRONMENT.set(java.util.Map.copyOf(env));
+        try {
+            return execute(args, out, err);
+        } finally {
+            ENVIRONMENT.remove();
+        }
+    }
+
+    private static int execute(String[] args, PrintWriter out, PrintWriter err) {
         int code;
         try {
             CommandLine cl = new CommandLine(new Main());

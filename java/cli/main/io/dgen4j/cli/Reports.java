@@ -35,7 +35,8 @@ final class Reports {
         out.printf(Locale.ROOT, "  read          %8.3f s  %7.2f GB/s (reads in flight, %d reader(s))%n",
                 r.readSeconds(), r.readGBps(), r.readersInFlight());
         if (r.verified()) {
-            out.printf(Locale.ROOT, "  verify        %8.3f s (regenerate + compare, summed over readers)%n", r.verifySeconds());
+            out.printf(Locale.ROOT, "  verify        %8.3f s (%s: regenerate + compare, overlapped with the reads)%n",
+                    r.verifySeconds(), r.verifier());
         }
         out.printf(Locale.ROOT, "  total         %8.3f s  %7.2f GB/s%n", r.totalSeconds(), r.totalGBps());
         out.printf(Locale.ROOT, "  memory        peak RSS %s (whole process)%n", mib(r.peakRssBytes()));

@@ -16,12 +16,13 @@ import picocli.CommandLine.Spec;
 /** {@code dgen4j save}: a streaming checkpoint with bounded memory. */
 @Command(name = "save", mixinStandardHelpOptions = true,
         description = {"Save a streaming checkpoint of generated data with a fixed memory footprint.",
-                "TARGET is a path or file:// (O_DIRECT where the filesystem allows it) or direct:// (O_DIRECT demanded)."})
+                "TARGET is a path or file:// (O_DIRECT where the filesystem allows it) or direct:// (O_DIRECT demanded),",
+                "or s3://bucket/key (credentials and endpoint from AWS_* variables or .env; see the README)."})
 final class SaveCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;
 
-    @Parameters(paramLabel = "TARGET", description = "Path, file:// or direct:// URI of the checkpoint.")
+    @Parameters(paramLabel = "TARGET", description = "Path, file://, direct:// or s3://bucket/key URI of the checkpoint.")
     String target;
 
     @Option(names = "--size", required = true, converter = ByteSize.class, description = "Checkpoint size, e.g. 24GiB.")
@@ -39,6 +40,9 @@ final class SaveCommand implements Callable<Integer> {
     @Mixin
     ProgressOptions progress;
 
+    @Mixin
+    StorageBackendOptions backend;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
@@ -50,7 +54,7 @@ final class SaveCommand implements Callable<Integer> {
         }
         SaveResult r;
         try (Progress bar = progress.bar(oldMethod ? "save (old)" : "save", size)) {
-            StreamingCheckpoint ckpt = options.build(bar::update);
+            StreamingCheckpoint ckpt = backend.apply(options.builder(bar::update), where).build();
             r = oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size);
         }
         if (json) {

@@ -13,14 +13,16 @@ import java.util.Map;
  * @param chunkSize     bytes per read
  * @param readersInFlight concurrent reads
  * @param verified      whether every byte was compared with the regenerated stream
+ * @param verifier      what regenerated the stream: {@code native}, {@code java-vector}, {@code java-scalar},
+ *                      or {@code none} without verification
  * @param readSeconds   time at least one read was in flight
- * @param verifySeconds time spent regenerating and comparing (summed over readers)
+ * @param verifySeconds time spent regenerating and comparing (overlapped with the reads)
  * @param totalSeconds  wall time
  * @param peakBuffersInUse most buffers taken at once
  * @param peakRssBytes  peak resident memory of the process during the load
  */
 public record LoadResult(String target, String backend, boolean directIo, long totalBytes, long chunkSize,
-                         int readersInFlight, boolean verified, double readSeconds, double verifySeconds,
+                         int readersInFlight, boolean verified, String verifier, double readSeconds, double verifySeconds,
                          double totalSeconds, int peakBuffersInUse, long peakRssBytes) {
 
     /** Read rate in GB/s over the time reads were in flight. */
@@ -43,6 +45,7 @@ public record LoadResult(String target, String backend, boolean directIo, long t
         m.put("chunkSize", chunkSize);
         m.put("readersInFlight", readersInFlight);
         m.put("verified", verified);
+        m.put("verifier", verifier);
         m.put("readSeconds", SaveResult.round(readSeconds));
         m.put("readGBps", SaveResult.round(readGBps()));
         m.put("verifySeconds", SaveResult.round(verifySeconds));

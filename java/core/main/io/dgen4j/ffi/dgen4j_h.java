@@ -741,6 +741,68 @@ public class dgen4j_h {
         }
     }
 
+    private static class dgen4j_generator_verify {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_verify");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_generator_verify$descriptor() {
+        return dgen4j_generator_verify.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch)
+     * }
+     */
+    public static MethodHandle dgen4j_generator_verify$handle() {
+        return dgen4j_generator_verify.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch)
+     * }
+     */
+    public static MemorySegment dgen4j_generator_verify$address() {
+        return dgen4j_generator_verify.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch)
+     * }
+     */
+    public static int dgen4j_generator_verify(MemorySegment gen, long offset, MemorySegment buf, long len, MemorySegment mismatch) {
+        var mh$ = dgen4j_generator_verify.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_generator_verify", gen, offset, buf, len, mismatch);
+            }
+            return (int)mh$.invokeExact(gen, offset, buf, len, mismatch);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     // ---- file I/O ----
     private static final int DGEN4J_FILE_READ = (int)1L;
     /**

@@ -27,6 +27,28 @@ final class FillRange {
             throw new IllegalArgumentException(String.format(
                     "destination segment of %d bytes is too small for %d bytes", dst.byteSize(), length));
         }
+        checkStream(spec, offset, length);
+    }
+
+    /** The checks of a verify: the segment may be read-only; it is only read. */
+    static void checkSource(DataSpec spec, MemorySegment data, long offset, long length) {
+        if (data == null) {
+            throw new IllegalArgumentException("data segment must not be null");
+        }
+        if (!data.scope().isAlive()) {
+            throw new IllegalStateException("the data segment's arena is closed");
+        }
+        if (length < 0) {
+            throw new IllegalArgumentException("length must be >= 0, got " + length);
+        }
+        if (length > data.byteSize()) {
+            throw new IllegalArgumentException(String.format(
+                    "data segment of %d bytes is too small for %d bytes", data.byteSize(), length));
+        }
+        checkStream(spec, offset, length);
+    }
+
+    private static void checkStream(DataSpec spec, long offset, long length) {
         if (offset < 0 || offset > spec.size() || length > spec.size() - offset) {
             throw new IllegalArgumentException(String.format(
                     "range [%d, %d) is outside the stream of %d bytes", offset, offset + length, spec.size()));

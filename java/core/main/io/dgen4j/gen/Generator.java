@@ -41,7 +41,11 @@ public sealed interface Generator extends AutoCloseable permits NativeGenerator,
     /** The spec whose stream this generator produces. */
     DataSpec spec();
 
-    /** {@code "native"} or {@code "java"}. */
+    /**
+     * {@code "native"} (the Rust core), {@code "java-vector"} (the twin on the Vector API) or
+     * {@code "java-scalar"} (the twin in plain Java, where {@code jdk.incubator.vector} is not in the
+     * boot layer).
+     */
     String implementation();
 
     /** Number of threads a large fill uses. */
@@ -59,6 +63,33 @@ public sealed interface Generator extends AutoCloseable permits NativeGenerator,
     /** Fills all of {@code dst} with the stream bytes starting at {@code streamOffset}. */
     default void fill(MemorySegment dst, long streamOffset) {
         fill(dst, streamOffset, dst.byteSize());
+    }
+
+    /**
+     * Compares {@code data[0, length)} with stream bytes {@code [streamOffset, streamOffset + length)}
+     * and returns the stream offset of the first byte that differs, or -1 when all are equal: the
+     * verification of a read-back checkpoint without a stored copy. The native core regenerates the
+     * stream in registers and compares as it goes (no intermediate buffer), in parallel on its
+     * workers for large ranges; the twin compares stripe by stripe. {@code data} is only read (it may
+     * be read-only) and must not change during the call.
+     *
+     * {@snippet :
+     * long at = gen.firstMismatch(chunk, offset, n);
+     * if (at >= 0) {
+     *     throw new IOException("byte " + at + " differs from the stream");
+     * }
+     * }
+     *
+     * @return the stream offset (not the index in {@code data}) of the first differing byte, or -1
+     * @throws IllegalArgumentException when the segment is smaller than {@code length} or the range is
+     *         not inside the stream
+     * @throws IllegalStateException when the segment's arena or this generator is closed
+     */
+    long firstMismatch(MemorySegment data, long streamOffset, long length);
+
+    /** {@link #firstMismatch(MemorySegment, long, long)} over all of {@code data}. */
+    default long firstMismatch(MemorySegment data, long streamOffset) {
+        return firstMismatch(data, streamOffset, data.byteSize());
     }
 
     /** A cursor that fills consecutive chunks from stream offset 0. */

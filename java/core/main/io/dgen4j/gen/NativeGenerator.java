@@ -165,6 +165,44 @@ public final class NativeGenerator implements Generator {
     }
 
     @Override
+    public long firstMismatch(MemorySegment data, long streamOffset, long length) {
+        FillRange.checkSource(spec, data, streamOffset, length);
+        lock.readLock().lock();
+        try (Arena arena = Arena.ofConfined()) {
+            ensureOpen();
+            if (length == 0) {
+                return -1;
+            }
+            MemorySegment at = arena.allocate(ValueLayout.JAVA_LONG);
+            if (data.isNative()) {
+                return verify(data, streamOffset, length, at);
+            }
+            // A downcall cannot take a heap address: compare through a bounded native copy.
+            MemorySegment scratch = arena.allocate(Math.min(length, HEAP_SCRATCH), 4096);
+            for (long done = 0; done < length; ) {
+                long n = Math.min(scratch.byteSize(), length - done);
+                MemorySegment.copy(data, done, scratch, 0, n);
+                long m = verify(scratch, streamOffset + done, n, at);
+                if (m >= 0) {
+                    return m;
+                }
+                done += n;
+            }
+            return -1;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** One native verify of {@code data[0, length)}; -1 when equal. */
+    private long verify(MemorySegment data, long streamOffset, long length, MemorySegment at) {
+        int rc = dgen4j_h.dgen4j_generator_verify(handle, streamOffset, data, length, at);
+        NativeCallException.check(rc, "dgen4j_generator_verify");
+        long m = at.get(ValueLayout.JAVA_LONG, 0);
+        return m == streamOffset + length ? -1 : m;
+    }
+
+    @Override
     public void close() {
         lock.writeLock().lock();
         try {

@@ -147,10 +147,10 @@ public final class Numa {
                 : Math.max(1, Runtime.getRuntime().availableProcessors() / JavaFallback.localRanks());
     }
 
-    /** The native kernel in use and why, e.g. {@code "avx2 (cpu supports avx2)"}; {@code "java"} for the twin. */
+    /** The native kernel in use and why, e.g. {@code "avx2 (cpu supports avx2)"}; {@code "java-vector (...)"} or {@code "java-scalar (...)"} for the twin. */
     public static String dispatch() {
         if (!NativeLibrary.isAvailable()) {
-            return "java (pure-Java twin)";
+            return JavaGenerator.defaultImplementation() + " (pure-Java twin: " + JavaGenerator.vectorStatus() + ")";
         }
         return text(dgen4j_h::dgen4j_dispatch_level);
     }

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
  * What the generator will run on: native core or twin, CPU features and the kernel chosen,
  * usable CPUs, MPI ranks on this host, NUMA nodes and the pinning plan of a default generator.
  *
- * @param implementation {@code "native"} or {@code "java"}
+ * @param implementation {@code "native"}, or the twin's {@code "java-vector"} or {@code "java-scalar"}
  * @param nativeSource   where the native core was loaded from, when it was
  * @param nativeFailure  why the native core is not used, when it is not
  * @param cpuFeatures    CPU features the native core can use (empty for the twin)
@@ -29,10 +29,13 @@ import java.util.stream.Stream;
  * @param localRanks     MPI ranks on this host ({@link Numa#localRanks()})
  * @param defaultThreads the default thread count ({@link Numa#defaultThreads()})
  * @param plan           the pinning plan of a default native generator (empty for the twin)
+ * @param twin           the pure-Java twin this JVM runs ({@code "java-vector"} or {@code "java-scalar"})
+ * @param twinDetail     why: the Vector API and its vector size, or why it is not used
  */
 public record SystemInfo(String implementation, Optional<String> nativeSource, Optional<String> nativeFailure,
                          List<String> cpuFeatures, int usableCpus, List<NumaNode> numaNodes,
-                         String dispatch, int localRanks, int defaultThreads, Optional<Numa.Plan> plan) {
+                         String dispatch, int localRanks, int defaultThreads, Optional<Numa.Plan> plan,
+                         String twin, String twinDetail) {
 
     /**
      * A NUMA node.
@@ -63,9 +66,10 @@ public record SystemInfo(String implementation, Optional<String> nativeSource, O
                 ? Numa.topology().stream().map(n -> new NumaNode(n.id(), n.cpus(), n.distances(), n.memoryKib())).toList()
                 : numaNodes(Path.of("/sys/devices/system/node"));
         Optional<Numa.Plan> plan = nat ? Optional.of(Numa.plan(0, Numa.Mode.AUTO, OptionalInt.empty())) : Optional.empty();
-        return new SystemInfo(nat ? "native" : "java", NativeLibrary.source(),
+        String twin = JavaGenerator.defaultImplementation();
+        return new SystemInfo(nat ? "native" : twin, NativeLibrary.source(),
                 NativeLibrary.failure().map(Throwable::getMessage), features, cpus, nodes,
-                Numa.dispatch(), Numa.localRanks(), Numa.defaultThreads(), plan);
+                Numa.dispatch(), Numa.localRanks(), Numa.defaultThreads(), plan, twin, JavaGenerator.vectorStatus());
     }
 
     /**

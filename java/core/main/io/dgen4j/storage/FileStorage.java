@@ -638,6 +638,21 @@ public final class FileStorage {
         }
 
         @Override
+        public boolean deviceDma() {
+            return io.direct() && !inMemory(path);
+        }
+
+        /** Whether {@code path} lies on a memory filesystem (tmpfs, ramfs), whose reads are CPU copies. */
+        private static boolean inMemory(Path path) {
+            try {
+                String type = Files.getFileStore(path).type();
+                return type.equals("tmpfs") || type.equals("ramfs");
+            } catch (IOException | RuntimeException e) {
+                return false; // unknown: whole chunks, as a plain load reads
+            }
+        }
+
+        @Override
         public String description() {
             return String.format("file %s (%s)", path, io.direct() ? "O_DIRECT" : "buffered");
         }

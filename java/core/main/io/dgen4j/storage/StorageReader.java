@@ -21,6 +21,14 @@ public interface StorageReader extends AutoCloseable {
      */
     java.util.Map<String, Object> metadata();
 
+    /**
+     * Whether reads land by a device's DMA rather than a CPU copy (O_DIRECT from a disk; not from
+     * tmpfs or ramfs, not from a network); callers then prefer whole-chunk requests.
+     */
+    default boolean deviceDma() {
+        return false;
+    }
+
     /** Whether reads bypass the page cache (O_DIRECT). */
     boolean directIo();
 

@@ -107,6 +107,20 @@ class AbiAgreementTest {
     }
 
     @Test
+    void theJextractArgfileIncludesExactlyTheHeaderFunctions() throws Exception {
+        Path args = Path.of(System.getProperty("dgen4j.test.header")).resolveSibling("dgen4j.args");
+        List<String> lines = Files.readAllLines(args).stream().map(String::trim).toList();
+        List<String> included = new ArrayList<>();
+        for (int i = 0; i + 1 < lines.size(); i++) {
+            if (lines.get(i).equals("--include-function")) {
+                included.add(lines.get(i + 1));
+            }
+        }
+        assertEquals(List.copyOf(headerFunctions().keySet()), included.stream().sorted().toList(),
+                "--include-function lines of " + args + " vs dgen4j.h");
+    }
+
+    @Test
     void everyJavaHandleResolves() throws Exception {
         for (String fn : javaFunctions().keySet()) {
             Method addr = dgen4j_h.class.getMethod(fn + "$address");

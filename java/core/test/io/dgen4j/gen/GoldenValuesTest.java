@@ -40,6 +40,18 @@ class GoldenValuesTest {
 
     @ParameterizedTest(name = "seed {0} size {1} block {2} dedup {3} compress {4} [{5}+{6}) {7}")
     @MethodSource("golden")
+    void bothTwinKernelsMatchFormatDoc(long seed, long size, int block, double dedup, double compress,
+                                       long offset, long length, String sha) {
+        DataSpec spec = spec(seed, size, block, dedup, compress);
+        for (JavaGenerator.Kernel k : new JavaGenerator.Kernel[] {JavaGenerator.Kernel.VECTOR, JavaGenerator.Kernel.SCALAR}) {
+            try (Generator gen = new JavaGenerator(spec, 2, k)) {
+                assertEquals(sha, Streams.sha256(Streams.bytes(gen, offset, length)), gen.implementation());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0} size {1} block {2} dedup {3} compress {4} [{5}+{6}) {7}")
+    @MethodSource("golden")
     void nativeCoreMatchesFormatDoc(long seed, long size, int block, double dedup, double compress,
                                     long offset, long length, String sha) {
         DataSpec spec = spec(seed, size, block, dedup, compress);

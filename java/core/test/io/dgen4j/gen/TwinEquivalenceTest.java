@@ -2,6 +2,7 @@ package io.dgen4j.gen;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +31,25 @@ class TwinEquivalenceTest {
         for (int threads = 1; threads <= 4; threads++) {
             assertArrayEquals(reference, Streams.bytes(spec, Generator.Kind.NATIVE, threads), "native, threads " + threads);
             assertArrayEquals(reference, Streams.bytes(spec, Generator.Kind.JAVA, threads), "java, threads " + threads);
+            for (JavaGenerator.Kernel k : new JavaGenerator.Kernel[] {JavaGenerator.Kernel.VECTOR, JavaGenerator.Kernel.SCALAR}) {
+                try (Generator gen = new JavaGenerator(spec, threads, k)) {
+                    assertArrayEquals(reference, Streams.bytes(gen, 0, spec.size()), gen.implementation() + ", threads " + threads);
+                }
+            }
+        }
+    }
+
+    @Test
+    void bothTwinKernelsRunInThisJvm() {
+        // Surefire runs with --add-modules jdk.incubator.vector (VectorTwinTest covers the JVM without it).
+        assertTrue(JavaGenerator.vectorAvailable(), "the Vector API twin is not available here: " + JavaGenerator.vectorStatus());
+        DataSpec spec = DataSpec.ofSize(4096);
+        try (Generator v = new JavaGenerator(spec, 1, JavaGenerator.Kernel.VECTOR);
+             Generator s = new JavaGenerator(spec, 1, JavaGenerator.Kernel.SCALAR);
+             Generator a = Generator.open(spec, Generator.Kind.JAVA, 1)) {
+            assertEquals("java-vector", v.implementation());
+            assertEquals("java-scalar", s.implementation());
+            assertEquals("java-vector", a.implementation());
         }
     }
 
@@ -44,6 +64,11 @@ class TwinEquivalenceTest {
             }
             assertArrayEquals(reference, heap, kind.toString());
         }
+        byte[] heap = new byte[(int) spec.size()];
+        try (Generator gen = new JavaGenerator(spec, 2, JavaGenerator.Kernel.SCALAR)) {
+            gen.fill(MemorySegment.ofArray(heap), 0);
+        }
+        assertArrayEquals(reference, heap, "java-scalar");
     }
 
     @Test

@@ -77,7 +77,7 @@ class NativeLibraryTest {
                 NativeLibrary.PROP_PATH, NativeLibrary.PROP_DISABLE + "=true")) {
             assertTrue(failure.contains(expected), "failure message lacks '" + expected + "': " + failure);
         }
-        assertEquals("java", r.value("impl"));
+        assertEquals("java-scalar", r.value("impl"), "no --add-modules in the probe JVM: the scalar twin");
         assertEquals(1, r.count("Using the pure-Java generator"), "expected exactly one warning:\n" + r.err());
     }
 
@@ -85,14 +85,14 @@ class NativeLibraryTest {
     void missingPathIsNamed() throws Exception {
         Run r = probe("-D" + NativeLibrary.PROP_PATH + "=/nonexistent/libdgen4j.so");
         assertTrue(r.value("failure").contains("no such file: /nonexistent/libdgen4j.so"), r.value("failure"));
-        assertEquals("java", r.value("impl"));
+        assertEquals("java-scalar", r.value("impl"), "no --add-modules in the probe JVM: the scalar twin");
     }
 
     @Test
     void disabledUsesTheTwinWithoutWarning() throws Exception {
         Run r = probe("-D" + NativeLibrary.PROP_DISABLE + "=true");
         assertEquals("false", r.value("available"));
-        assertEquals("java", r.value("impl"));
+        assertEquals("java-scalar", r.value("impl"), "no --add-modules in the probe JVM: the scalar twin");
         assertEquals(0, r.count("WARN"), r.err());
     }
 
@@ -112,6 +112,6 @@ class NativeLibraryTest {
         Run r = probe("-D" + NativeLibrary.PROP_TMPDIR + "=" + file.resolve("sub"));
         assertEquals("false", r.value("available"));
         assertTrue(r.value("failure").contains("jar resource " + NativeLibrary.resourcePath()), r.value("failure"));
-        assertEquals("java", r.value("impl"));
+        assertEquals("java-scalar", r.value("impl"), "no --add-modules in the probe JVM: the scalar twin");
     }
 }

@@ -1,0 +1,126 @@
+package io.dgen4j.aws;
+
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.storage.ReadRequest;
+import io.dgen4j.storage.StorageOptions;
+import io.dgen4j.storage.StorageProvider;
+import io.dgen4j.storage.StorageReader;
+import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.storage.StorageWriter;
+import io.dgen4j.storage.WriteRequest;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+
+/**
+ * The {@code aws} backend: {@code s3://bucket/key} through the AWS SDK for Java v2's async client
+ * on Netty. Settings come from the request's {@link S3Settings} (else from the environment and
+ * {@code .env}, {@link S3Settings#fromEnvironment}), plus optional {@link AwsOptions}.
+ *
+ * <p>Priority 10: for now the only S3 backend measured here, so the default for {@code s3://}
+ * (the default should be the fastest measured; revisit when the other clients are measured).
+ *
+ * <p>Clients (connection pools, Netty threads) are created once per settings and kept for the
+ * provider's life; the SDK's threads are daemons, so they never keep a JVM alive. {@link #close()}
+ * releases them (for a provider created by hand; the service loader's lives as long as the JVM).
+ */
+public final class AwsStorageProvider implements StorageProvider, AutoCloseable {
+    /** The backend's name. */
+    public static final String NAME = "aws";
+    private final AwsClients clients = new AwsClients();
+
+    /** The service loader's constructor. */
+    public AwsStorageProvider() {}
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of(S3Location.SCHEME);
+    }
+
+    @Override
+    public int priority() {
+        return 10;
+    }
+
+    /**
+     * Opens a multipart upload after checking that the bucket answers, so a wrong endpoint, bucket or
+     * credentials fail here, before any data is generated.
+     */
+    @Override
+    public StorageWriter openWriter(WriteRequest r) throws IOException {
+        S3Location where = location(r.target());
+        S3Settings s = settings(r.options(), where);
+        int inFlight = s.maxInFlight().orElse(r.maxInFlight());
+        S3AsyncClient client = clients.get(s, awsOptions(r.options()), Math.max(inFlight, r.maxInFlight()));
+        return AwsWriter.open(client, where, s, r, inFlight);
+    }
+
+    @Override
+    public StorageReader openReader(ReadRequest r) throws IOException {
+        S3Location where = location(r.target());
+        S3Settings s = settings(r.options(), where);
+        S3AsyncClient client = clients.get(s, awsOptions(r.options()), Math.max(s.maxInFlight().orElse(1),
+                r.maxInFlight()));
+        return AwsReader.open(client, where, s);
+    }
+
+    /** HEADs the object (to say whether there was one), then deletes it. */
+    @Override
+    public boolean delete(StorageTarget target, StorageOptions options) throws IOException {
+        S3Location where = location(target);
+        S3Settings s = settings(options, where);
+        S3AsyncClient client = clients.get(s, awsOptions(options), 1);
+        boolean existed = AwsReader.exists(client, where, s);
+        if (existed) {
+            await(client.deleteObject(b -> b.bucket(where.bucket()).key(where.key())), "DeleteObject", where, s);
+        }
+        return existed;
+    }
+
+    /** Closes the cached clients. */
+    @Override
+    public void close() {
+        clients.close();
+    }
+
+    private static S3Location location(StorageTarget target) {
+        return S3Location.of(target);
+    }
+
+    private static AwsOptions awsOptions(StorageOptions options) {
+        return options.get(AwsOptions.class).orElseGet(AwsOptions::defaults);
+    }
+
+    /**
+     * The request's settings, else the environment's.
+     *
+     * @throws IOException when there are no credentials
+     */
+    static S3Settings settings(StorageOptions options, S3Location where) throws IOException {
+        S3Settings s = options.get(S3Settings.class)
+                .orElseGet(() -> S3Settings.fromEnvironment(System.getenv(), Path.of("")));
+        if (!s.hasCredentials()) {
+            throw new IOException(String.format("no S3 credentials for %s: set AWS_ACCESS_KEY_ID and "
+                    + "AWS_SECRET_ACCESS_KEY (in the environment or a .env file in the working directory), or AWS_PROFILE "
+                    + "naming a profile of ~/.aws/credentials", where));
+        }
+        return s;
+    }
+
+    /** Waits for an SDK call; its failure becomes one clear IOException. */
+    static <T> T await(CompletableFuture<T> call, String operation, S3Location where, S3Settings s) throws IOException {
+        try {
+            return call.join();
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            throw AwsErrors.io(operation, where, s, e);
+        }
+    }
+}

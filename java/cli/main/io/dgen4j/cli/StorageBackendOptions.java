@@ -1,0 +1,40 @@
+package io.dgen4j.cli;
+
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.storage.StorageTarget;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/**
+ * The storage backend options of save and load: {@code --backend} (else {@code DGEN4J_S3_BACKEND}
+ * for {@code s3://} targets), and for {@code s3://} targets the S3 settings from the environment and
+ * the working directory's {@code .env} ({@link S3Settings#fromEnvironment}).
+ */
+final class StorageBackendOptions {
+    /** The variable that names the backend of {@code s3://} targets. */
+    static final String BACKEND_VAR = "DGEN4J_S3_BACKEND";
+
+    @Option(names = "--backend", paramLabel = "NAME",
+            description = "Storage backend: file, or for s3:// targets aws or crt (default: the best installed; or "
+                    + BACKEND_VAR + ").")
+    String backend;
+
+    /** Sets the backend and, for an {@code s3://} target, the S3 settings; returns the builder. */
+    StreamingCheckpoint.Builder apply(StreamingCheckpoint.Builder b, StorageTarget target) {
+        boolean s3 = S3Location.SCHEME.equals(target.scheme());
+        String name = backend;
+        if ((name == null || name.isBlank()) && s3) {
+            name = Main.environment().get(BACKEND_VAR);
+        }
+        if (name != null && !name.isBlank()) {
+            b.backend(name);
+        }
+        if (s3) {
+            S3Location.of(target); // a bad bucket or key is a usage error, before anything else
+            b.backendOptions(S3Settings.fromEnvironment(Main.environment(), Path.of("")));
+        }
+        return b;
+    }
+}

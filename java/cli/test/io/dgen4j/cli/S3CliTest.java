@@ -1,0 +1,91 @@
+package io.dgen4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dgen4j.s3.S3ProxyExtension;
+import io.dgen4j.storage.StorageProviders;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** save and load --verify of s3:// targets through the CLI, in process, against s3proxy. */
+class S3CliTest {
+    @RegisterExtension
+    static final S3ProxyExtension S3 = new S3ProxyExtension();
+
+    @TempDir
+    Path home;
+
+    private record Run(int code, String out, String err) {}
+
+    private Run run(Map<String, String> env, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
+        Run r = new Run(code, out.toString(), err.toString());
+        assertFalse(r.out.contains(S3ProxyExtension.SECRET_KEY), r.out);
+        assertFalse(r.err.contains(S3ProxyExtension.SECRET_KEY), r.err);
+        return r;
+    }
+
+    private Map<String, String> env() {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", home.toString());
+        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
+        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
+        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
+        env.put("AWS_REGION", "us-east-1");
+        return env;
+    }
+
+    @Test
+    void saveAndLoadVerifyAnS3Checkpoint() {
+        String target = "s3://" + S3.bucket() + "/cli/ckpt.bin";
+        Run save = run(env(), "save", target, "--size", "13MiB", "--chunk", "5MiB", "--buffers", "3", "--writers", "2",
+                "--seed", "7", "--no-progress", "--backend", "aws", "--json");
+        assertEquals(0, save.code, save.err);
+        assertTrue(save.out.contains("aws s3://" + S3.bucket() + "/cli/ckpt.bin at " + S3.endpoint()), save.out);
+        Run load = run(env(), "load", target, "--verify", "--chunk", "5MiB", "--no-progress", "--json");
+        assertEquals(0, load.code, load.err);
+        assertTrue(load.out.contains("\"verified\":true"), load.out);
+        Map<String, String> viaEnv = env();
+        viaEnv.put("DGEN4J_S3_BACKEND", "aws");
+        Run text = run(viaEnv, "load", target, "--verify", "--chunk", "5MiB", "--no-progress");
+        assertEquals(0, text.code, text.err);
+    }
+
+    @Test
+    void s3FailuresAreOneLineWithTheirExitStatus() {
+        Run missing = run(env(), "load", "s3://" + S3.bucket() + "/none.bin", "--verify", "--no-progress");
+        assertEquals(3, missing.code, missing.err);
+        assertEquals(List.of("dgen4j: checkpoint s3://" + S3.bucket() + "/none.bin does not exist"),
+                missing.err.lines().toList());
+        Map<String, String> wrong = env();
+        wrong.put("AWS_SECRET_ACCESS_KEY", "not-the-" + S3ProxyExtension.SECRET_KEY);
+        Run creds = run(wrong, "save", "s3://" + S3.bucket() + "/x.bin", "--size", "6MiB", "--chunk", "5MiB",
+                "--no-progress");
+        assertEquals(3, creds.code, creds.err);
+        assertEquals(1, creds.err.lines().count(), creds.err);
+        assertTrue(creds.err.contains("refused the credentials"), creds.err);
+        Run badBucket = run(env(), "save", "s3://Bad_Bucket/x.bin", "--size", "6MiB", "--no-progress");
+        assertEquals(2, badBucket.code, badBucket.err);
+        assertTrue(badBucket.err.contains("bad S3 bucket name 'Bad_Bucket'"), badBucket.err);
+        Run unknown = run(env(), "save", "s3://" + S3.bucket() + "/x.bin", "--size", "6MiB", "--backend", "nope",
+                "--no-progress");
+        assertEquals(2, unknown.code, unknown.err);
+        assertTrue(unknown.err.contains("no storage backend called 'nope'"), unknown.err);
+    }
+
+    @Test
+    void theAwsBackendIsInstalled() {
+        assertTrue(StorageProviders.named("aws").isPresent());
+    }
+}

@@ -1,0 +1,85 @@
+package io.dgen4j.gen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@link Generator#firstMismatch}: the native fused verify and both twin kernels agree with fill, and
+ * report the first flipped byte wherever it is (first, last, middle, unaligned ends, later flips
+ * ignored), on native, heap and read-only segments, on one thread and several.
+ */
+class VerifyTest {
+    record Impl(String name, Supplier<Generator> open) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static final DataSpec SPEC = DataSpec.builder().seed(21).size((6L << 20) + 333).blockSize(2048)
+            .dedupRatio(1.7).compressRatio(2.5).build();
+
+    static List<Impl> impls() {
+        return List.of(
+                new Impl("native-1", () -> new NativeGenerator(SPEC, 1)),
+                new Impl("native-3", () -> new NativeGenerator(SPEC, 3)),
+                new Impl("vector-1", () -> new JavaGenerator(SPEC, 1, JavaGenerator.Kernel.VECTOR)),
+                new Impl("vector-3", () -> new JavaGenerator(SPEC, 3, JavaGenerator.Kernel.VECTOR)),
+                new Impl("scalar-2", () -> new JavaGenerator(SPEC, 2, JavaGenerator.Kernel.SCALAR)));
+    }
+
+    static void flip(MemorySegment seg, long at) {
+        seg.set(ValueLayout.JAVA_BYTE, at, (byte) (seg.get(ValueLayout.JAVA_BYTE, at) ^ 0x20));
+    }
+
+    @ParameterizedTest
+    @MethodSource("impls")
+    void findsTheFirstFlippedByte(Impl impl) {
+        byte[] reference = Streams.bytes(SPEC, Generator.Kind.NATIVE, 1);
+        Random rnd = new Random(5);
+        try (Generator gen = impl.open.get(); Arena arena = Arena.ofShared()) {
+            MemorySegment all = arena.allocate(SPEC.size() + 64, 64);
+            for (int round = 0; round < 12; round++) {
+                long offset = round == 0 ? 0 : rnd.nextLong(SPEC.size());
+                long length = round == 0 ? SPEC.size() : 1 + rnd.nextLong(SPEC.size() - offset);
+                int shift = rnd.nextInt(64);
+                MemorySegment seg = all.asSlice(shift, length);
+                MemorySegment.copy(MemorySegment.ofArray(reference), offset, seg, 0, length);
+                String what = impl + " [" + offset + ", +" + length + ") shift " + shift;
+                assertEquals(-1, gen.firstMismatch(seg, offset), what);
+                assertEquals(-1, gen.firstMismatch(seg.asReadOnly(), offset), what + " read-only");
+                for (long at : new long[] {0, length - 1, length / 2, rnd.nextLong(length)}) {
+                    flip(seg, at);
+                    assertEquals(offset + at, gen.firstMismatch(seg, offset), what + " flip " + at);
+                    if (at + 5000 < length) {
+                        flip(seg, at + 5000);
+                        assertEquals(offset + at, gen.firstMismatch(seg, offset), what + " two flips at " + at);
+                        flip(seg, at + 5000);
+                    }
+                    flip(seg, at);
+                }
+            }
+            // Heap segments (the native core compares through a native copy).
+            byte[] heap = reference.clone();
+            heap[4_000_000] ^= 1;
+            assertEquals(4_000_000, gen.firstMismatch(MemorySegment.ofArray(heap), 0), impl + " heap");
+            assertEquals(-1, gen.firstMismatch(MemorySegment.ofArray(heap), 0, 4_000_000), impl + " heap prefix");
+            assertEquals(-1, gen.firstMismatch(MemorySegment.ofArray(new byte[0]), SPEC.size()));
+            assertThrows(IllegalArgumentException.class, () -> gen.firstMismatch(all, 1, SPEC.size()));
+            assertThrows(IllegalArgumentException.class, () -> gen.firstMismatch(all, 0, -1));
+            assertThrows(IllegalArgumentException.class, () -> gen.firstMismatch(MemorySegment.ofArray(new byte[4]), 0, 5));
+        }
+        Generator closed = impl.open.get();
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> closed.firstMismatch(MemorySegment.ofArray(new byte[4]), 0));
+    }
+}
