@@ -3,6 +3,9 @@ package io.dgen4j.crt;
 import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.S3Settings;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -94,12 +97,7 @@ final class CrtClients {
                     + ".env file in the working directory), or AWS_PROFILE with a shared credentials file", target,
                     S3Settings.ACCESS_KEY_ID, S3Settings.SECRET_ACCESS_KEY));
         }
-        if (s.caBundle().isPresent()) {
-            // The CRT-based client of the SDK takes no trust store: it trusts the system's CAs only.
-            throw new IOException(String.format("the crt backend cannot use %s=%s: the CRT-based S3 client trusts the "
-                    + "system's certificate authorities only (add the CA to the system store, or use --backend aws)",
-                    S3Settings.CA_BUNDLE, s.caBundle().get()));
-        }
+        checkCaBundle(s);
         int connections = Math.max(inFlight, s.maxInFlight().orElse(inFlight)) + CONTROL_REQUESTS;
         S3CrtAsyncClientBuilder b = S3AsyncClient.crtBuilder()
                 .credentialsProvider(StaticCredentialsProvider.create(credentials(s)))
@@ -128,6 +126,43 @@ final class CrtClients {
             throw new IOException(String.format("the CRT S3 client for %s could not be created (endpoint %s, region %s): "
                     + "%s", target, s.endpointDescription(), s.region(), CrtErrors.oneLine(e)), e);
         }
+    }
+
+    /**
+     * The CA files the CRT trusts on Linux, in the order it looks for them: it uses the first that
+     * exists (aws-c-io's default trust store).
+     */
+    static final List<Path> CRT_DEFAULT_CA_FILES = List.of(Path.of("/etc/ssl/certs/ca-certificates.crt"),
+            Path.of("/etc/pki/tls/certs/ca-bundle.crt"), Path.of("/etc/ssl/ca-bundle.pem"),
+            Path.of("/etc/pki/tls/cacert.pem"), Path.of("/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"),
+            Path.of("/etc/ssl/cert.pem"));
+
+    /**
+     * The SDK's CRT-based client takes no trust store: it trusts the system's CA file. A CA bundle
+     * ({@code AWS_CA_BUNDLE}) is fine when the endpoint is plain http, or when it is that very
+     * file; any other is refused rather than silently ignored.
+     */
+    static void checkCaBundle(S3Settings s) throws IOException {
+        if (s.caBundle().isEmpty()) {
+            return;
+        }
+        Path bundle = s.caBundle().get();
+        boolean https = s.endpoint().map(u -> "https".equalsIgnoreCase(u.getScheme())).orElse(true);
+        if (!https) {
+            return;
+        }
+        Optional<Path> system = CRT_DEFAULT_CA_FILES.stream().filter(Files::isRegularFile).findFirst();
+        try {
+            if (system.isPresent() && Files.isRegularFile(bundle)
+                    && bundle.toRealPath().equals(system.get().toRealPath())) {
+                return;
+            }
+        } catch (IOException e) {
+            // unreadable: refused below
+        }
+        throw new IOException(String.format("the crt backend cannot use %s=%s: the CRT-based S3 client trusts only the "
+                + "system's CA file (%s); add the CA there, or use --backend aws", S3Settings.CA_BUNDLE, bundle,
+                system.map(Path::toString).orElse("none found")));
     }
 
     private static AwsCredentials credentials(S3Settings s) {
