@@ -35,7 +35,7 @@ jclouds.filesystem.basedir=$tmp/data
 PROPS
   "$JAVA_HOME/bin/java" -Xmx1g -jar "$jar" --properties "$tmp/p.properties" > "$tmp/s3proxy.log" 2>&1 &
   pid=$!
-  trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+  trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
   for _ in $(seq 1 300); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
     sleep 0.2
