@@ -29,9 +29,9 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  * working directory). The part size is the settings' part size, else the chunk size (the
  * checkpoint's {@code chunkSize} metadata, else the length of the first write).
  *
- * <p>Its priority ({@value #PRIORITY}) is below the {@code aws} backend's: on this project's
- * measurements (s3proxy on loopback) the CRT client costs more CPU per byte, since its Java binding
- * copies every part into native memory. Choose it by name ({@code --backend crt}).
+ * <p>Its priority ({@value #PRIORITY}) is below the {@code aws} backend's: against s3proxy on
+ * loopback it was not measured faster (it used less client CPU per GiB, and a part-sized native
+ * buffer per part in flight more; see docs/S3-CRT.md). Choose it by name ({@code --backend crt}).
  */
 public final class CrtStorageProvider implements StorageProvider {
     /** The backend's name. */
