@@ -8,6 +8,7 @@ import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.s3.S3ProxyExtension;
+import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
@@ -57,6 +58,20 @@ class CrtCheckpointTest {
         assertTrue(loaded.verified());
         assertEquals(size, loaded.totalBytes());
         assertEquals(List.of(), CrtTests.openUploads(S3, key));
+    }
+
+    /** Checksum mode FULL: the upload is created with CRC32, every part sends one, the completion lists them. */
+    @Test
+    void fullChecksumsRoundTrip() throws Exception {
+        String key = "ckpt/full-checksums.bin";
+        StorageTarget target = CrtTests.target(S3, key);
+        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2)
+                .backend("crt").backendOptions(S3.settings().toBuilder().checksumMode(S3Settings.ChecksumMode.FULL)
+                        .build()).spec(DataSpec.builder().seed(5).build()).build();
+        long size = 2 * CHUNK + 4321;
+        assertTrue(c.save(target, size).backend().contains("checksums full"));
+        assertTrue(c.load(target, true).verified());
+        assertEquals(size, Files.size(S3.dataDir().resolve(S3.bucket()).resolve(key)));
     }
 
     /** A checkpoint is never empty, but an object may be: one PutObject at commit, with its metadata. */
