@@ -118,7 +118,7 @@ final class CrtReader implements StorageReader {
 
     @Override
     public String description() {
-        return String.format("crt %s (%s, %d bytes)", object, settings.endpointDescription(), size);
+        return String.format("crt %s at %s (ranged GETs, %d bytes)", object, settings.endpointDescription(), size);
     }
 
     @Override

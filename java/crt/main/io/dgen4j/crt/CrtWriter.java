@@ -518,8 +518,8 @@ final class CrtWriter implements StorageWriter {
     @Override
     public String description() {
         synchronized (lock) {
-            return String.format("crt %s (%s, %s, checksums %s)", object, settings.endpointDescription(),
-                    plan == null ? (size == 0 ? "one PutObject" : "multipart") : plan.parts() + " parts of "
+            return String.format("crt %s at %s (%s, checksums %s)", object, settings.endpointDescription(),
+                    plan == null ? (size == 0 ? "one PUT" : "multipart") : plan.parts() + " parts of "
                             + plan.partSize() + " bytes", CrtClients.checksums(settings));
         }
     }
