@@ -7,7 +7,16 @@
 # the crt/aws ratios. Starts its own s3proxy (filesystem backend in a temporary directory) unless
 # AWS_ENDPOINT_URL is set (then AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and BUCKET name the store).
 # Usage: scripts/bench-s3-crt.sh [sizeMiB=512] [chunkMiB=32] [writers=2] [rounds=2]
+#
+# `scripts/bench-s3-crt.sh plain [sizeMiB] [partMiB] [inFlight] [rounds]` measures instead the crt
+# backend's streaming save against a plain multipart upload through the same CRT-based client of
+# the same bytes generated in memory beforehand (io.dgen4j.crt.CrtSaveVsPlainUpload, one JVM).
 set -euo pipefail
+mode=compare
+if [ "${1:-}" = plain ]; then
+  mode=plain
+  shift
+fi
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/find-jdk.sh
 source "$here/scripts/find-jdk.sh"
@@ -18,6 +27,10 @@ cd "$here"
 [ -x /usr/bin/time ] || { echo "bench-s3-crt: /usr/bin/time is missing (Debian package 'time')" >&2; exit 1; }
 ./build -q -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -Dnative.skip="${NATIVE_SKIP:-false}" \
   -pl java/cli,java/crt -am package >&2
+if [ "$mode" = plain ]; then
+  ./build -q -DskipTests -Dnative.skip=true -pl java/crt -am test-compile dependency:build-classpath \
+    -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test >&2
+fi
 jar="$here/java/crt/target/s3proxy/s3proxy.jar"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -43,6 +56,13 @@ PROPS
   export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=benchkey AWS_SECRET_ACCESS_KEY=benchsecret
   BUCKET=bench
   echo "s3proxy on $AWS_ENDPOINT_URL (filesystem backend in $tmp)" >&2
+fi
+if [ "$mode" = plain ]; then
+  cp="$here/java/crt/target/test-classes:$here/java/crt/target/classes:$(cat java/crt/target/bench-classpath.txt)"
+  "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx1g -cp "$cp" io.dgen4j.crt.CrtSaveVsPlainUpload \
+    "$AWS_ENDPOINT_URL" "${BUCKET:-bench}" "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" "${1:-512}" "${2:-32}" \
+    "${3:-2}" "${4:-4}"
+  exit 0
 fi
 : > "$tmp/runs"
 for r in $(seq 1 "$rounds"); do
