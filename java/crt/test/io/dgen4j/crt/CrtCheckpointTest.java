@@ -60,6 +60,21 @@ class CrtCheckpointTest {
         assertEquals(List.of(), CrtTests.openUploads(S3, key));
     }
 
+    /** A chunk that holds several parts is sent as those parts, slices of the same buffer. */
+    @Test
+    void aChunkOfSeveralPartsIsSentAsThoseParts() throws Exception {
+        String key = "ckpt/two-parts-per-chunk.bin";
+        StorageTarget target = CrtTests.target(S3, key);
+        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(2 * CHUNK).buffers(3).writersInFlight(2)
+                .backend("crt").backendOptions(S3.settings().toBuilder().partSize(CHUNK).build())
+                .spec(DataSpec.builder().seed(6).build()).build();
+        long size = 5 * CHUNK + 777;
+        SaveResult saved = c.save(target, size);
+        assertTrue(saved.backend().contains("6 parts of " + CHUNK + " bytes"), saved.backend());
+        assertTrue(c.load(target, true).verified());
+        assertEquals(size, Files.size(S3.dataDir().resolve(S3.bucket()).resolve(key)));
+    }
+
     /** Checksum mode FULL: the upload is created with CRC32, every part sends one, the completion lists them. */
     @Test
     void fullChecksumsRoundTrip() throws Exception {
