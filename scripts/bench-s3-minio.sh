@@ -42,7 +42,7 @@ PROPS
   AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=benchkey AWS_SECRET_ACCESS_KEY=benchsecret BUCKET=bench
   echo "s3proxy on $AWS_ENDPOINT_URL (filesystem backend in $tmp)" >&2
 fi
-opts=(--enable-native-access=ALL-UNNAMED -Xmx1g)
+opts=(--enable-native-access=ALL-UNNAMED -Xmx2g)
 [ "$(dgen4j_jdk_feature "$JAVA_HOME")" -ge 24 ] && opts+=(--sun-misc-unsafe-memory-access=allow)
 "$java" "${opts[@]}" -cp "$cp" io.dgen4j.minio.SaveMinioVsAws "$AWS_ENDPOINT_URL" "${BUCKET:-bench}" "$AWS_ACCESS_KEY_ID" \
   "$AWS_SECRET_ACCESS_KEY" "${1:-512}" "${2:-32}" "${3:-4}" "${4:-3}"
