@@ -71,7 +71,7 @@ public final class SaveMinioVsAws {
         double gib = size / (double) (1L << 30);
         System.out.printf(Locale.ROOT, "object %d MiB, parts of %d MiB, %d in flight, %d rounds (medians)%n",
                 size >> 20, part >> 20, inFlight, rounds);
-        System.out.printf(Locale.ROOT, "%-26s %9s %9s %14s%n", "", "elapsed s", "MiB/s", "CPU s per GiB");
+        System.out.printf(Locale.ROOT, "%-36s %9s %9s %14s%n", "", "elapsed s", "MiB/s", "CPU s per GiB");
         double[][] med = new double[kinds][];
         for (int i = 0; i < kinds; i++) {
             med[i] = median(runs[i]);
