@@ -289,6 +289,18 @@ class MinioBackendTest {
     }
 
     @Test
+    void aTlsFailureIsOneClearLine(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        try (UntrustedTlsServer tls = new UntrustedTlsServer(dir)) {
+            S3Settings untrusted = S3.settings().toBuilder().endpoint(tls.endpoint()).build();
+            IOException e = assertThrows(IOException.class, () -> checkpoint(untrusted, MinioOptions.defaults())
+                    .save(target("tls.bin"), 6 * MIB));
+            see(e);
+            assertTrue(rootLine(e).contains("TLS with " + tls.endpoint() + " failed"), rootLine(e));
+            assertTrue(rootLine(e).contains("AWS_CA_BUNDLE"), rootLine(e));
+        }
+    }
+
+    @Test
     void missingCredentialsAreOneClearLine() {
         S3Settings none = S3Settings.builder().endpoint(S3.endpoint()).build();
         IOException e = assertThrows(IOException.class, () -> checkpoint(none, MinioOptions.defaults())
