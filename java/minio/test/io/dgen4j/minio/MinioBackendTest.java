@@ -220,6 +220,27 @@ class MinioBackendTest {
         assertEquals(List.of(), raw.uploads(S3.bucket(), kept));
     }
 
+    @Test
+    void aPartAlteredInFlightIsRefusedByItsCrc32c() {
+        // the body is replaced after the CRC32C header was computed; the payload is unsigned, so
+        // only the checksum can tell: the server answers BadDigest and the save leaves nothing
+        Interceptor zeroBody = chain -> {
+            var rq = chain.request();
+            if (rq.url().queryParameter("partNumber") != null) {
+                rq = rq.newBuilder().put(okhttp3.RequestBody.create(new byte[(int) rq.body().contentLength()],
+                        rq.body().contentType())).build();
+            }
+            return chain.proceed(rq);
+        };
+        String key = "altered.bin";
+        IOException e = assertThrows(IOException.class, () -> checkpoint(S3.settings(),
+                new MinioOptions(b -> b.addInterceptor(zeroBody))).save(target(key), 6 * MIB));
+        see(e);
+        assertTrue(e.getMessage().contains("HTTP 400 BadDigest"), e.getMessage());
+        assertNull(raw.head(S3.bucket(), key), "no object");
+        assertEquals(List.of(), raw.uploads(S3.bucket(), key), "no open upload");
+    }
+
     private static void assertNoPartFiles() throws IOException {
         try (Stream<Path> s = Files.walk(S3.dataDir().resolve(S3.bucket()))) {
             List<String> names = s.filter(Files::isRegularFile).map(p -> p.getFileName().toString())
