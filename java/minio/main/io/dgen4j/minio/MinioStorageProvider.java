@@ -24,8 +24,10 @@ import java.util.concurrent.CompletionException;
  * from the environment and {@code .env}, {@link S3Settings#fromEnvironment}), plus optional
  * {@link MinioOptions}.
  *
- * <p>Priority 5, below {@code aws} (10): MinIO's client needs one copy per part into a heap array
- * (see {@link MinioWriter}); pick it with {@code --backend minio} or {@code DGEN4J_S3_BACKEND=minio}.
+ * <p>Priority 3, below {@code aws} (10) and {@code crt} (5): against s3proxy on loopback it was not
+ * measured faster than {@code aws} and used more client CPU per GiB (MinIO's client needs one copy
+ * per part into a heap array, and OkHttp copies heap bodies again on their way to the socket; see
+ * {@link MinioWriter}). Pick it with {@code --backend minio} or {@code DGEN4J_S3_BACKEND=minio}.
  *
  * <p>Clients are created once per settings and kept for the provider's life; their threads are
  * daemons. {@link #close()} releases them.
@@ -50,7 +52,7 @@ public final class MinioStorageProvider implements StorageProvider, AutoCloseabl
 
     @Override
     public int priority() {
-        return 5;
+        return 3;
     }
 
     /**

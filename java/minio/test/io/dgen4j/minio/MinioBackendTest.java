@@ -95,7 +95,7 @@ class MinioBackendTest {
     void minioIsAnS3BackendBelowAws() {
         StorageProvider p = StorageProviders.named("minio").orElseThrow();
         assertEquals(java.util.Set.of("s3"), p.schemes());
-        assertEquals(5, p.priority());
+        assertEquals(3, p.priority());
         assertEquals("minio", StorageProviders.forTarget(StorageTarget.parse("s3://b-1/k"),
                 java.util.Optional.of("minio")).name());
     }

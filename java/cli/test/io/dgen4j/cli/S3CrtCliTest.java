@@ -1,0 +1,77 @@
+package io.dgen4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dgen4j.s3.S3ProxyExtension;
+import io.dgen4j.storage.StorageProviders;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** save and load --verify of s3:// targets through the CLI with --backend crt, in process, against s3proxy. */
+class S3CrtCliTest {
+    @RegisterExtension
+    static final S3ProxyExtension S3 = new S3ProxyExtension();
+
+    @TempDir
+    Path home;
+
+    private record Run(int code, String out, String err) {}
+
+    private Run run(Map<String, String> env, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
+        Run r = new Run(code, out.toString(), err.toString());
+        assertFalse(r.out.contains(S3ProxyExtension.SECRET_KEY), r.out);
+        assertFalse(r.err.contains(S3ProxyExtension.SECRET_KEY), r.err);
+        return r;
+    }
+
+    private Map<String, String> env() {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", home.toString());
+        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
+        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
+        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
+        env.put("AWS_REGION", "us-east-1");
+        return env;
+    }
+
+    @Test
+    void saveAndLoadVerifyThroughTheCrtBackend() {
+        String target = "s3://" + S3.bucket() + "/cli/crt.bin";
+        Run save = run(env(), "save", target, "--size", "13MiB", "--chunk", "5MiB", "--buffers", "3", "--writers", "2",
+                "--seed", "7", "--no-progress", "--backend", "crt", "--json");
+        assertEquals(0, save.code, save.err);
+        assertTrue(save.out.contains("crt s3://" + S3.bucket() + "/cli/crt.bin at " + S3.endpoint()), save.out);
+        Map<String, String> viaEnv = env();
+        viaEnv.put("DGEN4J_S3_BACKEND", "crt");
+        Run load = run(viaEnv, "load", target, "--verify", "--chunk", "5MiB", "--no-progress", "--json");
+        assertEquals(0, load.code, load.err);
+        assertTrue(load.out.contains("\"verified\":true"), load.out);
+        assertTrue(load.out.contains("crt s3://"), load.out);
+    }
+
+    @Test
+    void aMissingBucketIsOneLineWithExitStatus3() {
+        Run r = run(env(), "save", "s3://no-such-bucket-dgen4j/x.bin", "--size", "6MiB", "--chunk", "5MiB",
+                "--backend", "crt", "--no-progress");
+        assertEquals(3, r.code, r.err);
+        assertEquals(1, r.err.lines().count(), r.err);
+        assertTrue(r.err.contains("bucket no-such-bucket-dgen4j does not exist at " + S3.endpoint()), r.err);
+    }
+
+    @Test
+    void theCrtBackendIsInstalledAndUsableHere() {
+        assertTrue(StorageProviders.named("crt").isPresent());
+        assertEquals(java.util.Optional.empty(), StorageProviders.named("crt").orElseThrow().unavailable());
+    }
+}

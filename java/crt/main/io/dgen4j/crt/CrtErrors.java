@@ -1,0 +1,105 @@
+package io.dgen4j.crt;
+
+import io.dgen4j.s3.S3Settings;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Locale;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+
+/**
+ * Turns what the SDK and the CRT throw into one-line {@link IOException}s that name the object,
+ * the endpoint and what to check. Messages carry no secret: the SDK's never hold one, and ours
+ * name the access key id by its first four characters at most.
+ */
+final class CrtErrors {
+    private CrtErrors() {}
+
+    /** The cause inside the wrappers of futures. */
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** A throwable's message on one line, without the SDK's attempt-count suffix. */
+    static String oneLine(Throwable t) {
+        t = unwrap(t);
+        String m = t.getMessage();
+        if (m == null || m.isBlank()) {
+            m = t.getClass().getSimpleName();
+        }
+        m = m.replaceAll("\\s*\\(SDK Attempt Count: \\d+\\)", "").replaceAll("[\\r\\n]+", " ").strip();
+        return m.endsWith(".") ? m.substring(0, m.length() - 1) : m;
+    }
+
+    /** The HTTP status of a service error, or 0. */
+    static int status(Throwable t) {
+        return unwrap(t) instanceof AwsServiceException e ? e.statusCode() : 0;
+    }
+
+    /** The S3 error code of a service error ({@code NoSuchKey}, ...), or an empty string. */
+    static String code(Throwable t) {
+        if (unwrap(t) instanceof AwsServiceException e && e.awsErrorDetails() != null
+                && e.awsErrorDetails().errorCode() != null) {
+            return e.awsErrorDetails().errorCode();
+        }
+        return "";
+    }
+
+    /** Whether a request failed without an answer from the server (connection refused, reset, DNS). */
+    static boolean unreachable(Throwable t) {
+        return unwrap(t) instanceof SdkClientException;
+    }
+
+    /** Whether a request failed because the object or upload does not exist. */
+    static boolean notFound(Throwable t) {
+        return status(t) == 404;
+    }
+
+    /**
+     * The error for a failed {@code operation} on {@code object}: what the server said (status,
+     * code, message), or that the endpoint could not be reached, with what to check.
+     */
+    static IOException describe(String operation, String object, S3Settings s, Throwable failure) {
+        Throwable t = unwrap(failure);
+        if (t instanceof InterruptedException || t instanceof InterruptedIOException) {
+            return new InterruptedIOException(operation + " of " + object + " interrupted");
+        }
+        if (t instanceof CancellationException) {
+            return new IOException(operation + " of " + object + " was cancelled", t);
+        }
+        String endpoint = s.endpointDescription();
+        if (t instanceof AwsServiceException e) {
+            int status = e.statusCode();
+            String code = code(e);
+            String detail = e.awsErrorDetails() == null || e.awsErrorDetails().errorMessage() == null ? ""
+                    : ": " + e.awsErrorDetails().errorMessage().replaceAll("[\\r\\n]+", " ").strip();
+            if (status == 403 || code.equals("InvalidAccessKeyId") || code.equals("SignatureDoesNotMatch")
+                    || code.equals("AccessDenied")) {
+                return new IOException(String.format("%s of %s refused by %s (HTTP %d%s%s): check the credentials "
+                                + "(access key id %s%s) and their rights on the bucket", operation, object, endpoint,
+                        status, code.isEmpty() ? "" : " " + code, detail, S3Settings.mask(s.accessKeyId().orElse(null)),
+                        s.credentialsSource().map(c -> " from " + c).orElse("")), t);
+            }
+            return new IOException(String.format("%s of %s failed at %s: HTTP %d%s%s", operation, object, endpoint,
+                    status, code.isEmpty() ? "" : " " + code, detail), t);
+        }
+        if (t instanceof SdkClientException) {
+            String m = oneLine(t);
+            String hint = m.toLowerCase(Locale.ROOT).contains("tls") || m.contains("socket is closed")
+                    ? " (is the endpoint's scheme, http or https, right?)"
+                    : " (check AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL and that the server is running)";
+            return new IOException(String.format("%s of %s failed: cannot reach the S3 endpoint %s: %s%s", operation,
+                    object, endpoint, m.replaceFirst("^Failed to send the request: ", ""), hint), t);
+        }
+        if (t instanceof IOException io) {
+            return io;
+        }
+        return new IOException(String.format("%s of %s failed: %s", operation, object, oneLine(t)), t);
+    }
+}
