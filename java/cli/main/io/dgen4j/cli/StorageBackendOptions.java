@@ -17,7 +17,7 @@ final class StorageBackendOptions {
     static final String BACKEND_VAR = "DGEN4J_S3_BACKEND";
 
     @Option(names = "--backend", paramLabel = "NAME",
-            description = "Storage backend: file, or for s3:// targets aws or crt (default: the best installed; or "
+            description = "Storage backend: file, or for s3:// targets aws, crt or minio (default: the best installed; or "
                     + BACKEND_VAR + ").")
     String backend;
 

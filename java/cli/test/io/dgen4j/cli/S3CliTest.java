@@ -88,4 +88,20 @@ class S3CliTest {
     void theAwsBackendIsInstalled() {
         assertTrue(StorageProviders.named("aws").isPresent());
     }
+
+    @Test
+    void saveAndLoadVerifyThroughTheMinioBackend() {
+        assertTrue(StorageProviders.named("minio").isPresent());
+        String target = "s3://" + S3.bucket() + "/cli/minio.bin";
+        Run save = run(env(), "save", target, "--size", "11MiB", "--chunk", "5MiB", "--buffers", "3", "--writers",
+                "2", "--seed", "9", "--no-progress", "--backend", "minio", "--json");
+        assertEquals(0, save.code, save.err);
+        assertTrue(save.out.contains("minio s3://" + S3.bucket() + "/cli/minio.bin at " + S3.endpoint()), save.out);
+        Map<String, String> viaEnv = env();
+        viaEnv.put("DGEN4J_S3_BACKEND", "minio");
+        Run load = run(viaEnv, "load", target, "--verify", "--chunk", "5MiB", "--no-progress", "--json");
+        assertEquals(0, load.code, load.err);
+        assertTrue(load.out.contains("\"verified\":true"), load.out);
+        assertTrue(load.out.contains("minio s3://" + S3.bucket() + "/cli/minio.bin at "), load.out);
+    }
 }
