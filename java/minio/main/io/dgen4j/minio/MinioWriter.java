@@ -131,6 +131,16 @@ final class MinioWriter implements StorageWriter {
                     + "MinIO client takes (at most %d bytes): use a smaller part size for %s", plan.partSize(),
                     MAX_ARRAY, where));
         }
+        // The part copies live on the heap: refuse up front what this JVM cannot hold, rather than
+        // failing with OutOfMemoryError halfway through the upload.
+        long arrays = (long) Math.max(1, inFlight) * Math.min(plan.partSize(), Math.max(1, r.size()));
+        long heap = Runtime.getRuntime().maxMemory();
+        if (plan.parts() > 0 && arrays > heap / 2) {
+            throw new IllegalArgumentException(String.format("the minio backend copies each part into a heap array: "
+                    + "%d parts of %d MiB in flight need %d MiB of heap, more than half of this JVM's %d MiB (-Xmx): "
+                    + "use fewer writers or smaller chunks, another backend, or more heap (DGEN4J_JAVA_OPTS=-Xmx...)",
+                    Math.max(1, inFlight), plan.partSize() >> 20, arrays >> 20, heap >> 20));
+        }
         String manifest = MetadataCodec.encode(r.metadata());
         Map<String, Object> expected = MetadataCodec.decode(Map.of(MetadataCodec.KEY, manifest), where.toString());
         MinioStorageProvider.await(client.headBucket(HeadBucketArgs.builder().bucket(where.bucket()).build()),
