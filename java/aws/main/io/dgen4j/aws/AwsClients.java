@@ -63,7 +63,8 @@ final class AwsClients implements AutoCloseable {
                 .maxConcurrency(k.maxConcurrency())
                 .maxPendingConnectionAcquires(10_000)
                 .connectionTimeout(Duration.ofSeconds(10))
-                .connectionAcquisitionTimeout(Duration.ofMinutes(5));
+                // The pool holds more connections than parts in flight: a long wait means a stuck endpoint.
+                .connectionAcquisitionTimeout(Duration.ofSeconds(60));
         if (trust != null) {
             http.tlsTrustManagersProvider(() -> trust);
         }
