@@ -70,6 +70,7 @@ final class AwsReader implements StorageReader {
     }
 
     private static HeadObjectResponse head(S3AsyncClient client, S3Location where, S3Settings s) throws IOException {
+        io.dgen4j.s3.EndpointProbe.check(s, "HeadObject of " + where);
         try {
             return client.headObject(b -> b.bucket(where.bucket()).key(where.key())).join();
         } catch (CompletionException e) {

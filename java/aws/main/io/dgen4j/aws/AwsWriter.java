@@ -96,6 +96,7 @@ final class AwsWriter implements StorageWriter {
         }
         String manifest = MetadataCodec.encode(r.metadata());
         Map<String, Object> expected = MetadataCodec.decode(Map.of(MetadataCodec.KEY, manifest), where.toString());
+        io.dgen4j.s3.EndpointProbe.check(s, "HeadBucket of " + where);
         AwsStorageProvider.await(client.headBucket(b -> b.bucket(where.bucket())), "HeadBucket", where, s);
         String uploadId = null;
         if (plan.parts() > 0) {

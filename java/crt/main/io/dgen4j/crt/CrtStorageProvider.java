@@ -134,6 +134,7 @@ public final class CrtStorageProvider implements StorageProvider {
      */
     static void checkBucket(S3AsyncClient client, S3Location location, S3Settings settings, String object)
             throws IOException {
+        io.dgen4j.s3.EndpointProbe.check(settings, "HeadBucket of " + object);
         try {
             client.headBucket(r -> r.bucket(location.bucket())).get();
         } catch (InterruptedException e) {

@@ -78,6 +78,7 @@ final class MinioReader implements StorageReader {
 
     private static StatObjectResponse stat(MinioAsyncClient client, S3Location where, S3Settings s)
             throws IOException {
+        io.dgen4j.s3.EndpointProbe.check(s, "HeadObject of " + where);
         try {
             return client.statObject(StatObjectArgs.builder().bucket(where.bucket()).object(where.key()).build())
                     .join();

@@ -143,6 +143,7 @@ final class MinioWriter implements StorageWriter {
         }
         String manifest = MetadataCodec.encode(r.metadata());
         Map<String, Object> expected = MetadataCodec.decode(Map.of(MetadataCodec.KEY, manifest), where.toString());
+        io.dgen4j.s3.EndpointProbe.check(s, "HeadBucket of " + where);
         MinioStorageProvider.await(client.headBucket(HeadBucketArgs.builder().bucket(where.bucket()).build()),
                 "HeadBucket", where, s);
         String uploadId = null;
