@@ -265,18 +265,16 @@ final class MinioWriter implements StorageWriter {
         }
     }
 
-    /** Waits (bounded) for the parts still in flight to finish, whatever their outcome. */
+    /** Waits (bounded) for the parts still in flight to finish, whatever their outcome (see awaitInFlight). */
     private void settle(long seconds) {
-        CompletableFuture<?>[] pending = sending.toArray(CompletableFuture[]::new);
-        if (pending.length == 0) {
-            return;
-        }
         try {
-            CompletableFuture.allOf(pending).exceptionally(e -> null).get(seconds, TimeUnit.SECONDS);
+            if (permits.tryAcquire(inFlight, seconds, TimeUnit.SECONDS)) {
+                permits.release(inFlight);
+            } else {
+                LOG.warn("{} parts of {} still in flight after {} s", sending.size(), where, seconds);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            LOG.warn("{} parts of {} still in flight after {} s", sending.size(), where, seconds);
         }
     }
 
@@ -313,16 +311,18 @@ final class MinioWriter implements StorageWriter {
         }
     }
 
-    /** Waits for every part in flight; interruption fails the commit. */
+    /**
+     * Waits for every part in flight; interruption fails the commit. It takes every permit: each
+     * part's completion releases its permit last, after recording the ETag (waiting on the upload
+     * futures instead could return before those completion actions ran).
+     */
     private void awaitInFlight() throws IOException {
-        CompletableFuture<?>[] pending = sending.toArray(CompletableFuture[]::new);
         try {
-            CompletableFuture.allOf(pending).exceptionally(e -> null).get();
+            permits.acquire(inFlight);
+            permits.release(inFlight);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("commit of " + where + " interrupted");
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException(e); // exceptionally() maps failures to null
         }
     }
 
