@@ -312,7 +312,7 @@ class MinioBackendTest {
 
     @Test
     void aTlsFailureIsOneClearLine(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        try (UntrustedTlsServer tls = new UntrustedTlsServer(dir)) {
+        try (io.dgen4j.s3.UntrustedTlsServer tls = new io.dgen4j.s3.UntrustedTlsServer(dir)) {
             S3Settings untrusted = S3.settings().toBuilder().endpoint(tls.endpoint()).build();
             IOException e = assertThrows(IOException.class, () -> checkpoint(untrusted, MinioOptions.defaults())
                     .save(target("tls.bin"), 6 * MIB));

@@ -1,4 +1,4 @@
-package io.dgen4j.aws;
+package io.dgen4j.s3;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,13 +16,15 @@ import javax.net.ssl.SSLSocket;
 
 /**
  * A TLS server on 127.0.0.1 with a fresh self-signed certificate (made with the JDK's keytool) that
- * no client trusts: every handshake with it fails the way a wrong CA bundle does.
+ * no client trusts: every handshake with it fails the way a wrong CA bundle does. In the test-jar,
+ * for every S3 backend's TLS failure test.
  */
-final class UntrustedTlsServer implements AutoCloseable {
+public final class UntrustedTlsServer implements AutoCloseable {
     private final SSLServerSocket server;
     private final Thread acceptor;
 
-    UntrustedTlsServer(Path dir) throws Exception {
+    /** Starts it, with its key store in {@code dir}. */
+    public UntrustedTlsServer(Path dir) throws Exception {
         Path store = dir.resolve("untrusted.p12");
         Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
         Process p = new ProcessBuilder(List.of(keytool.toString(), "-genkeypair", "-keyalg", "RSA", "-keysize", "2048",
@@ -54,7 +56,8 @@ final class UntrustedTlsServer implements AutoCloseable {
         });
     }
 
-    URI endpoint() {
+    /** Its https://127.0.0.1:PORT address. */
+    public URI endpoint() {
         return URI.create("https://127.0.0.1:" + server.getLocalPort());
     }
 
