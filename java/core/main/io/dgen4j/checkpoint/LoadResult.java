@@ -1,6 +1,8 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.storage.EndpointStatistics;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,10 +22,24 @@ import java.util.Map;
  * @param totalSeconds  wall time
  * @param peakBuffersInUse most buffers taken at once
  * @param peakRssBytes  peak resident memory of the process during the load
+ * @param endpoints     per-endpoint figures (S3 backends; empty for files)
  */
 public record LoadResult(String target, String backend, boolean directIo, long totalBytes, long chunkSize,
                          int readersInFlight, boolean verified, String verifier, double readSeconds, double verifySeconds,
-                         double totalSeconds, int peakBuffersInUse, long peakRssBytes) {
+                         double totalSeconds, int peakBuffersInUse, long peakRssBytes,
+                         List<EndpointStatistics> endpoints) {
+
+    /** Compatibility: a result without per-endpoint figures. */
+    public LoadResult(String target, String backend, boolean directIo, long totalBytes, long chunkSize,
+                      int readersInFlight, boolean verified, String verifier, double readSeconds, double verifySeconds,
+                      double totalSeconds, int peakBuffersInUse, long peakRssBytes) {
+        this(target, backend, directIo, totalBytes, chunkSize, readersInFlight, verified, verifier, readSeconds,
+                verifySeconds, totalSeconds, peakBuffersInUse, peakRssBytes, List.of());
+    }
+
+    public LoadResult {
+        endpoints = List.copyOf(endpoints);
+    }
 
     /** Read rate in GB/s over the time reads were in flight. */
     public double readGBps() {
@@ -53,6 +69,9 @@ public record LoadResult(String target, String backend, boolean directIo, long t
         m.put("totalGBps", SaveResult.round(totalGBps()));
         m.put("peakBuffersInUse", peakBuffersInUse);
         m.put("peakRssBytes", peakRssBytes);
+        if (!endpoints.isEmpty()) {
+            m.put("endpoints", endpoints.stream().map(EndpointStatistics::toMap).toList());
+        }
         return m;
     }
 }

@@ -1,5 +1,6 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.storage.EndpointStatistics;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,12 +27,27 @@ import java.util.Map;
  * @param poolBytes           memory the pool may hold
  * @param peakRssBytes        peak resident memory of the whole process during the save
  * @param samples             RSS and progress over time
+ * @param endpoints           per-endpoint figures (S3 backends; empty for files)
  */
 public record SaveResult(String method, String target, String backend, boolean directIo, long totalBytes,
                          long chunkSize, long chunks, int buffers, int writersInFlight, String generator, String seed,
                          double generationSeconds, double ioSeconds, double closeSeconds, double totalSeconds,
                          int peakBuffersInUse, long poolBytes, long peakRssBytes,
-                         List<ProcessMemory.Sample> samples) {
+                         List<ProcessMemory.Sample> samples, List<EndpointStatistics> endpoints) {
+
+    /** Compatibility: a result without per-endpoint figures. */
+    public SaveResult(String method, String target, String backend, boolean directIo, long totalBytes,
+                      long chunkSize, long chunks, int buffers, int writersInFlight, String generator, String seed,
+                      double generationSeconds, double ioSeconds, double closeSeconds, double totalSeconds,
+                      int peakBuffersInUse, long poolBytes, long peakRssBytes, List<ProcessMemory.Sample> samples) {
+        this(method, target, backend, directIo, totalBytes, chunkSize, chunks, buffers, writersInFlight, generator,
+                seed, generationSeconds, ioSeconds, closeSeconds, totalSeconds, peakBuffersInUse, poolBytes,
+                peakRssBytes, samples, List.of());
+    }
+
+    public SaveResult {
+        endpoints = List.copyOf(endpoints);
+    }
 
     /** Generation rate in GB/s (10^9 bytes per second of fill time). */
     public double generationGBps() {
@@ -91,6 +107,9 @@ public record SaveResult(String method, String target, String backend, boolean d
         m.put("peakBuffersInUse", peakBuffersInUse);
         m.put("poolBytes", poolBytes);
         m.put("peakRssBytes", peakRssBytes);
+        if (!endpoints.isEmpty()) {
+            m.put("endpoints", endpoints.stream().map(EndpointStatistics::toMap).toList());
+        }
         return m;
     }
 

@@ -149,7 +149,8 @@ public final class StreamingCheckpoint {
                     totalBytes, chunkSize, chunks(totalBytes), buffers, writersInFlight,
                     filler.implementation(), spec.seedString(), pipeline.generationSeconds(),
                     pipeline.ioSeconds(), closeSeconds, totalSeconds, pool.peakInUse(), pool.poolBytes(),
-                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples());
+                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples(),
+                    data.endpointStatistics());
         } catch (IOException | RuntimeException | Error e) {
             if (pipeline != null) {
                 poolIdle = pipeline.writersStopped();
@@ -212,7 +213,8 @@ public final class StreamingCheckpoint {
             return new SaveResult("preallocated", target.toString(), data.description(), data.directIo(), totalBytes,
                     chunkSize, chunks(totalBytes), 0, 1, filler.implementation(), spec.seedString(), gen,
                     io.seconds(), closeSeconds, total, 0, totalBytes,
-                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples());
+                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples(),
+                    data.endpointStatistics());
         } catch (IOException | RuntimeException | Error e) {
             if (data != null) {
                 data.abort();
@@ -261,7 +263,8 @@ public final class StreamingCheckpoint {
             double total = (System.nanoTime() - start) / 1e9;
             return new LoadResult(target.toString(), reader.description(), reader.directIo(), size, chunkSize,
                     writersInFlight, verify, run.verifier, run.io.seconds(), run.verifyNanos.get() / 1e9, total,
-                    run.peakInUse, Math.max(sampler.peakSampled(), ProcessMemory.peakRss()));
+                    run.peakInUse, Math.max(sampler.peakSampled(), ProcessMemory.peakRss()),
+                    reader.endpointStatistics());
         } catch (NoSuchFileException e) {
             throw new CheckpointException(String.format("checkpoint %s does not exist%s", path,
                     e.getReason() == null || e.getReason().startsWith("no such") ? "" : ": " + e.getReason()), -1, e);

@@ -35,6 +35,11 @@ public interface StorageReader extends AutoCloseable {
     /** A one-line description for results. */
     String description();
 
+    /** Per-endpoint figures of the reads so far (empty for backends with one endpoint, like files). */
+    default java.util.List<EndpointStatistics> endpointStatistics() {
+        return java.util.List.of();
+    }
+
     @Override
     void close();
 }

@@ -29,6 +29,11 @@ public interface StorageWriter extends AutoCloseable {
     /** A one-line description for results, e.g. {@code file /x (O_DIRECT, fsync)}. */
     String description();
 
+    /** Per-endpoint figures of this write so far (empty for backends with one endpoint, like files). */
+    default java.util.List<EndpointStatistics> endpointStatistics() {
+        return java.util.List.of();
+    }
+
     /** Aborts unless committed, and releases the target. */
     @Override
     void close();
