@@ -5,7 +5,8 @@
  * <p>The API is {@code io.dgen4j.gen} (the data model and its generators),
  * {@code io.dgen4j.checkpoint} (streaming save and load) and {@code io.dgen4j.storage} (targets,
  * writers, readers). The FFM bindings ({@code io.dgen4j.ffi}) and the native library loader
- * ({@code io.dgen4j.nativelib}) are internal. On the module path, run with
+ * ({@code io.dgen4j.nativelib}) are internal; {@code io.dgen4j.launch} says where this process sits in a
+ * parallel launch. On the module path, run with
  * {@code --enable-native-access=io.dgen4j}; on the class path, with
  * {@code --enable-native-access=ALL-UNNAMED}.
  */
@@ -18,6 +19,7 @@ module io.dgen4j {
     exports io.dgen4j.gen;
     exports io.dgen4j.checkpoint;
     exports io.dgen4j.storage;
+    exports io.dgen4j.launch;
 
     // storage backends, found with ServiceLoader; the file backend registers like any other
     uses io.dgen4j.storage.StorageProvider;

@@ -10,4 +10,7 @@ module io.dgen4j.s3 {
     requires java.net.http;
 
     exports io.dgen4j.s3;
+
+    // each S3 backend's per-endpoint calls, for the shared driver and `dgen4j endpoints`
+    uses io.dgen4j.s3.S3TransportFactory;
 }
