@@ -56,6 +56,7 @@ public final class S3Settings {
     private final String sessionToken;
     private final String credentialsSource;
     private final URI endpoint;
+    private final EndpointSet endpointSet;
     private final String region;
     private final Path caBundle;
     private final long partSize;
@@ -70,7 +71,8 @@ public final class S3Settings {
         this.secretAccessKey = b.secretAccessKey;
         this.sessionToken = b.sessionToken;
         this.credentialsSource = b.credentialsSource;
-        this.endpoint = b.endpoint;
+        this.endpointSet = b.endpointSet;
+        this.endpoint = b.endpointSet != null ? b.endpointSet.endpoints().getFirst() : b.endpoint;
         this.region = b.region;
         this.caBundle = b.caBundle;
         this.partSize = b.partSize;
@@ -231,7 +233,27 @@ public final class S3Settings {
 
     /** The endpoint for messages: the custom one, or AWS's for the region. */
     public String endpointDescription() {
-        return endpoint != null ? endpoint.toString() : "https://s3." + region + ".amazonaws.com";
+        return endpointSet != null && endpointSet.size() > 1 ? endpointSet.toString()
+                : endpoint != null ? endpoint.toString() : "https://s3." + region + ".amazonaws.com";
+    }
+
+    /**
+     * The endpoints requests are spread over, when a set was given (the first of them is
+     * {@link #endpoint()}); empty for one endpoint given alone, or AWS's own.
+     */
+    public Optional<EndpointSet> endpointSet() {
+        return Optional.ofNullable(endpointSet);
+    }
+
+    /**
+     * One settings per endpoint, in the set's order: these settings with that endpoint alone (no
+     * set); a one-element list of these settings without a set.
+     */
+    public java.util.List<S3Settings> perEndpoint() {
+        if (endpointSet == null) {
+            return java.util.List.of(this);
+        }
+        return endpointSet.endpoints().stream().map(u -> toBuilder().endpointSet(null).endpoint(u).build()).toList();
     }
 
     /** The signing region. */
@@ -292,6 +314,7 @@ public final class S3Settings {
         return o instanceof S3Settings s && Objects.equals(accessKeyId, s.accessKeyId)
                 && Objects.equals(secretAccessKey, s.secretAccessKey) && Objects.equals(sessionToken, s.sessionToken)
                 && Objects.equals(credentialsSource, s.credentialsSource) && Objects.equals(endpoint, s.endpoint)
+                && Objects.equals(endpointSet, s.endpointSet)
                 && region.equals(s.region) && Objects.equals(caBundle, s.caBundle) && partSize == s.partSize
                 && maxInFlight == s.maxInFlight && Objects.equals(pathStyle, s.pathStyle)
                 && checksumMode == s.checksumMode && Objects.equals(apiCallTimeout, s.apiCallTimeout)
@@ -300,7 +323,7 @@ public final class S3Settings {
 
     @Override
     public int hashCode() {
-        return Objects.hash(accessKeyId, secretAccessKey, sessionToken, endpoint, region, caBundle, partSize,
+        return Objects.hash(accessKeyId, secretAccessKey, sessionToken, endpoint, endpointSet, region, caBundle, partSize,
                 maxInFlight, pathStyle, checksumMode, apiCallTimeout, apiCallAttemptTimeout);
     }
 
@@ -328,6 +351,7 @@ public final class S3Settings {
         private String sessionToken;
         private String credentialsSource;
         private URI endpoint;
+        private EndpointSet endpointSet;
         private String region = DEFAULT_REGION;
         private Path caBundle;
         private long partSize;
@@ -345,6 +369,7 @@ public final class S3Settings {
             sessionToken = s.sessionToken;
             credentialsSource = s.credentialsSource;
             endpoint = s.endpoint;
+            endpointSet = s.endpointSet;
             region = s.region;
             caBundle = s.caBundle;
             partSize = s.partSize;
@@ -367,9 +392,19 @@ public final class S3Settings {
             return this;
         }
 
-        /** The endpoint ({@code http(s)://host[:port]}); null for AWS's own. */
+        /** The endpoint ({@code http(s)://host[:port]}); null for AWS's own. Clears an endpoint set. */
         public Builder endpoint(URI endpoint) {
             this.endpoint = endpoint == null ? null : parseEndpoint(endpoint.toString(), "the S3 endpoint");
+            this.endpointSet = null;
+            return this;
+        }
+
+        /** Several endpoints to spread requests over (replaces {@link #endpoint}); null for none. */
+        public Builder endpointSet(EndpointSet set) {
+            this.endpointSet = set;
+            if (set != null) {
+                this.endpoint = set.endpoints().getFirst();
+            }
             return this;
         }
 
