@@ -439,10 +439,14 @@ public final class MultipartWriter implements StorageWriter {
                 : String.format("%d parts of %d bytes, %d in flight", plan.parts(), plan.partSize(), inFlight));
     }
 
-    /** This writer's figures per endpoint: requests, bytes, errors, latency, times marked down. */
+    /**
+     * This writer's figures per endpoint of the set: requests, bytes, errors, latency, times marked
+     * down; none for an endpoint given alone.
+     */
     @Override
     public List<EndpointStatistics> endpointStatistics() {
-        return requests.statistics();
+        // an endpoint given alone is no set: no figures, as for files (the pool keeps them all the same)
+        return pool.settings().endpointSet().isPresent() ? requests.statistics() : List.of();
     }
 
     @Override
