@@ -80,10 +80,32 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
      * on the same ports over the same files.
      */
     public void start() throws IOException, InterruptedException {
+        if (dir == null) {
+            dir = Files.createTempDirectory("dgen4j-s3proxy-");
+        }
+        // the JVMs start side by side: each takes seconds
+        List<Thread> starting = new ArrayList<>();
+        List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         for (int i = 0; i < gateways.length; i++) {
             if (gateways[i] == null || !gateways[i].isRunning()) {
-                start(i);
+                int g = i;
+                starting.add(Thread.ofPlatform().name("s3proxy-start-" + g).start(() -> {
+                    try {
+                        start(g);
+                    } catch (IOException | InterruptedException | RuntimeException e) {
+                        failures.add(e);
+                    }
+                }));
             }
+        }
+        for (Thread t : starting) {
+            t.join();
+        }
+        if (!failures.isEmpty()) {
+            IOException e = new IOException("s3proxy did not start: " + failures.getFirst().getMessage(),
+                    failures.getFirst());
+            failures.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
         }
     }
 
