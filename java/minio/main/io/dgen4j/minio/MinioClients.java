@@ -45,8 +45,21 @@ final class MinioClients implements AutoCloseable {
     /** What a client is made from. */
     private record Key(S3Settings settings, MinioOptions options, int maxConcurrency) {}
 
-    /** A client and what it owns. */
-    private record Entry(MinioAsyncClient client, OkHttpClient http, ExecutorService executor) {}
+    /** A client and what it owns: its OkHttp client and the daemon threads that run its calls. */
+    record Entry(MinioAsyncClient client, OkHttpClient http, ExecutorService executor) implements AutoCloseable {
+        /** Closes the client, cancels its calls, drops its connections and stops its threads. */
+        @Override
+        public void close() {
+            try {
+                client.close();
+                http.dispatcher().cancelAll();
+                http.connectionPool().evictAll();
+                executor.shutdown();
+            } catch (Exception ex) {
+                LOG.warn("closing a MinIO client failed: {}", ex.toString());
+            }
+        }
+    }
 
     private final Map<Key, Entry> clients = new ConcurrentHashMap<>();
 
@@ -56,7 +69,7 @@ final class MinioClients implements AutoCloseable {
      * @throws IOException when the CA bundle cannot be read
      */
     MinioAsyncClient get(S3Settings settings, MinioOptions options, int requests) throws IOException {
-        int concurrency = Math.max(16, Integer.highestOneBit(Math.max(1, requests + 4) - 1) << 1);
+        int concurrency = concurrency(requests);
         Key key = new Key(settings, options, concurrency);
         Entry e = clients.get(key);
         if (e != null) {
@@ -64,6 +77,22 @@ final class MinioClients implements AutoCloseable {
         }
         X509TrustManager trust = settings.caBundle().isPresent() ? trustManager(settings) : null;
         return clients.computeIfAbsent(key, k -> build(k, trust)).client();
+    }
+
+    /** Connections for {@code requests} in flight: a few more for HEADs and aborts, a power of two, at least 16. */
+    static int concurrency(int requests) {
+        return Math.max(16, Integer.highestOneBit(Math.max(1, requests + 4) - 1) << 1);
+    }
+
+    /**
+     * A new client of its own (not cached) for these settings with {@code maxConcurrency} connections;
+     * the caller closes it.
+     *
+     * @throws IOException when the CA bundle cannot be read
+     */
+    static Entry open(S3Settings settings, MinioOptions options, int maxConcurrency) throws IOException {
+        X509TrustManager trust = settings.caBundle().isPresent() ? trustManager(settings) : null;
+        return build(new Key(settings, options, maxConcurrency), trust);
     }
 
     private static Entry build(Key k, X509TrustManager trust) {
@@ -145,16 +174,7 @@ final class MinioClients implements AutoCloseable {
 
     @Override
     public void close() {
-        clients.values().forEach(e -> {
-            try {
-                e.client().close();
-                e.http().dispatcher().cancelAll();
-                e.http().connectionPool().evictAll();
-                e.executor().shutdown();
-            } catch (Exception ex) {
-                LOG.warn("closing a MinIO client failed: {}", ex.toString());
-            }
-        });
+        clients.values().forEach(Entry::close);
         clients.clear();
     }
 }
