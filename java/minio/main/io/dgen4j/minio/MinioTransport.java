@@ -82,14 +82,15 @@ public final class MinioTransport implements S3Transport {
      * A transport for the one endpoint of {@code settings} (its {@link S3Settings#endpoint()}, AWS's
      * own when empty; a set's other endpoints are ignored), with a client of its own.
      *
-     * @param options the OkHttp hook, applied after dgen4j's settings
-     * @param buffers the part arrays, shared with the other endpoints' transports
+     * @param options     the OkHttp hook, applied after dgen4j's settings
+     * @param connections requests at once and idle connections kept by the client
+     * @param buffers     the part arrays, shared with the other endpoints' transports
      * @throws IOException when the CA bundle cannot be read
      */
-    static MinioTransport open(S3Settings settings, MinioOptions options, PartBuffers buffers) throws IOException {
+    static MinioTransport open(S3Settings settings, MinioOptions options, int connections, PartBuffers buffers)
+            throws IOException {
         S3Settings one = settings.endpointSet().isPresent() ? settings.perEndpoint().getFirst() : settings;
-        int requests = Math.max(one.maxInFlight().orElse(1), 64);
-        return new MinioTransport(one, MinioClients.open(one, options, MinioClients.concurrency(requests)), buffers);
+        return new MinioTransport(one, MinioClients.open(one, options, connections), buffers);
     }
 
     @Override

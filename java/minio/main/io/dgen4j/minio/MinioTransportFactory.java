@@ -4,35 +4,52 @@ import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3TransportFactory;
 import java.io.IOException;
+import java.util.Objects;
 
 /**
- * Makes {@link MinioTransport}s (backend {@code minio}) for the shared S3 driver and
- * {@code dgen4j endpoints}; found by {@link java.util.ServiceLoader}. The transports it opens share
- * one pool of part arrays, so a run over several endpoints holds no more arrays than parts in flight.
+ * Makes the {@code minio} backend's {@link S3Transport}s: one {@code MinioAsyncClient} per endpoint,
+ * its OkHttp client adjusted by these {@link MinioOptions} and allowed this many connections.
+ * Registered with {@code ServiceLoader} (defaults: no options, 128 connections); the provider makes
+ * its own per request, equal by value, so that equal ones share a pool of clients. Every transport of
+ * the process copies its parts into one pool of arrays ({@link PartBuffers}), so the arrays held are
+ * bounded by the parts in flight, whatever the number of endpoints.
+ *
+ * @param options        the OkHttp hook applied to each client
+ * @param maxConnections requests and idle connections per client (per endpoint)
  */
-public final class MinioTransportFactory implements S3TransportFactory {
-    private final PartBuffers buffers = new PartBuffers();
+public record MinioTransportFactory(MinioOptions options, int maxConnections) implements S3TransportFactory {
+    private static final PartBuffers BUFFERS = new PartBuffers();
 
-    /** The service loader's constructor. */
-    public MinioTransportFactory() {}
+    /** Checks the fields. */
+    public MinioTransportFactory {
+        Objects.requireNonNull(options, "options");
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("connections must be >= 1, got " + maxConnections);
+        }
+    }
+
+    /** The service loader's constructor: no options, 128 connections per endpoint. */
+    public MinioTransportFactory() {
+        this(MinioOptions.defaults(), MinioClients.concurrency(64));
+    }
 
     @Override
     public String backend() {
         return MinioStorageProvider.NAME;
     }
 
-    /** A transport with MinIO's default OkHttp settings ({@link MinioOptions#defaults()}). */
-    @Override
-    public S3Transport open(S3Settings settings) throws IOException {
-        return open(settings, MinioOptions.defaults());
-    }
-
     /**
-     * A transport whose OkHttp client is adjusted by {@code options} after dgen4j's own settings.
+     * A transport for the one endpoint of {@code settings}.
      *
      * @throws IOException when the CA bundle cannot be read
      */
-    public MinioTransport open(S3Settings settings, MinioOptions options) throws IOException {
-        return MinioTransport.open(settings, options, buffers);
+    @Override
+    public MinioTransport open(S3Settings settings) throws IOException {
+        return MinioTransport.open(settings, options, maxConnections, BUFFERS);
+    }
+
+    /** The arrays parts are copied into, shared by every transport (for tests and figures). */
+    static PartBuffers buffers() {
+        return BUFFERS;
     }
 }

@@ -103,11 +103,13 @@ class MinioBackendTest {
     @ValueSource(longs = {1, 5 * MIB - 1, 5 * MIB, 17 * MIB + 3})
     void saveAndLoadWithVerify(long size) throws IOException {
         String key = "sizes/" + size + ".bin";
+        long copiedBefore = MinioTransportFactory.buffers().copiedBytes();
         SaveResult saved = checkpoint().save(target(key), size);
         assertEquals(size, saved.totalBytes());
         SEEN.add(saved.toString());
         assertTrue(saved.backend().startsWith("minio " + target(key)), saved.backend());
-        assertTrue(saved.backend().contains("1 copy into part buffers: " + (size >> 20) + " MiB"), saved.backend());
+        assertEquals(size, MinioTransportFactory.buffers().copiedBytes() - copiedBefore, "one copy of each byte");
+        assertEquals(0, MinioTransportFactory.buffers().lent(), "every part array went back to the pool");
         StatObjectResponse h = raw.head(S3.bucket(), key);
         assertEquals(size, h.size());
         assertTrue(h.userMetadata().getFirst(MetadataCodec.KEY).contains("\"dgen4j\":\"checkpoint\""),
@@ -120,9 +122,25 @@ class MinioBackendTest {
 
     @Test
     void theFullChecksumModeLetsMinioSignThePayload() throws IOException {
+        List<String> hashes = Collections.synchronizedList(new ArrayList<>());
+        List<String> crcs = Collections.synchronizedList(new ArrayList<>());
+        Interceptor headers = chain -> {
+            if (chain.request().url().queryParameter("partNumber") != null) {
+                hashes.add(chain.request().header("x-amz-content-sha256"));
+                crcs.add(String.valueOf(chain.request().header("x-amz-checksum-crc32c")));
+            }
+            return chain.proceed(chain.request());
+        };
+        MinioOptions watched = new MinioOptions(b -> b.addInterceptor(headers));
+        checkpoint(S3.settings(), watched).save(target("unsigned.bin"), 11 * MIB + 7);
+        assertEquals(List.of("UNSIGNED-PAYLOAD", "UNSIGNED-PAYLOAD", "UNSIGNED-PAYLOAD"), hashes);
+        assertTrue(crcs.stream().allMatch(c -> c.matches("[A-Za-z0-9+/]{6}==")), crcs.toString());
+        hashes.clear();
+        crcs.clear();
         S3Settings full = S3.settings().toBuilder().checksumMode(S3Settings.ChecksumMode.FULL).build();
-        SaveResult saved = checkpoint(full, MinioOptions.defaults()).save(target("full.bin"), 11 * MIB + 7);
-        assertTrue(saved.backend().contains("signed SHA-256 payload"), saved.backend());
+        checkpoint(full, watched).save(target("full.bin"), 11 * MIB + 7);
+        assertEquals(3, hashes.size());
+        assertTrue(hashes.stream().allMatch(h -> h.matches("[0-9a-f]{64}")), "signed SHA-256 payloads: " + hashes);
         assertEquals(11L * MIB + 7, checkpoint().load(target("full.bin"), true).totalBytes());
     }
 
