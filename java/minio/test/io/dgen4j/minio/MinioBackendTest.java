@@ -210,10 +210,17 @@ class MinioBackendTest {
                 .object("probe.bin").uploadId(probe).build()).join();
         assertEquals(List.of(), raw.uploads(S3.bucket(), "probe.bin"));
 
+        // The server refuses the second part (an S3 error answer: the request's fault, so the driver
+        // fails the save at once; a broken connection would be the endpoint's, and mark this test
+        // server's one endpoint down for the next tests; the failover tests cover that).
         AtomicInteger parts = new AtomicInteger();
         Interceptor failSecondPart = chain -> {
             if (chain.request().url().queryParameter("partNumber") != null && parts.incrementAndGet() == 2) {
-                throw new IOException("injected failure of the second UploadPart");
+                return new okhttp3.Response.Builder().request(chain.request()).protocol(okhttp3.Protocol.HTTP_1_1)
+                        .code(400).message("Bad Request").header("Content-Type", "application/xml")
+                        .body(okhttp3.ResponseBody.create("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
+                                + "InjectedFailure</Code><Message>injected failure of the second UploadPart</Message>"
+                                + "</Error>", okhttp3.MediaType.get("application/xml"))).build();
             }
             return chain.proceed(chain.request());
         };
@@ -223,6 +230,7 @@ class MinioBackendTest {
                 () -> checkpoint(S3.settings(), failing).save(target(key), 23 * MIB + 11));
         see(e);
         assertTrue(chain(e).contains("injected failure of the second UploadPart"), chain(e));
+        assertTrue(e.getMessage().contains("HTTP 400 InjectedFailure"), e.getMessage());
         assertTrue(parts.get() >= 2);
         assertNull(raw.head(S3.bucket(), key), "no object");
         assertEquals(List.of(), raw.uploads(S3.bucket(), key), "no open upload");
