@@ -7,6 +7,7 @@
 module io.dgen4j.s3 {
     requires transitive io.dgen4j;
     requires com.fasterxml.jackson.core;
+    requires org.slf4j;
     requires java.net.http;
 
     exports io.dgen4j.s3;
