@@ -68,7 +68,12 @@ final class S3Endpoint implements AutoCloseable {
      * @throws NoBucket     when an endpoint is configured but no bucket is named
      */
     static S3Endpoint open(String target, String defaultKey, PrintWriter err) throws IOException, InterruptedException {
-        S3Settings configured = S3Settings.fromEnvironment(Main.environment(), Path.of(""));
+        return open(target, defaultKey, S3Settings.fromEnvironment(Main.environment(), Path.of("")), err);
+    }
+
+    /** {@link #open(String, String, PrintWriter)} with these settings in place of the environment's. */
+    static S3Endpoint open(String target, String defaultKey, S3Settings configured, PrintWriter err)
+            throws IOException, InterruptedException {
         String[] given = target == null ? null : split(target);
         if (configured.endpoint().isPresent() || (given != null && configured.hasCredentials())) {
             String[] at = given;

@@ -82,7 +82,7 @@ final class EndpointSources {
             if (parts[i].isBlank()) {
                 continue;
             }
-            out.add(S3Settings.parseEndpoint(parts[i], String.format("%s entry %d", source, i + 1)));
+            out.add(endpoint(parts[i], String.format("%s entry %d", source, i + 1)));
         }
         if (out.isEmpty()) {
             throw new IllegalArgumentException(source + " lists no endpoint");
@@ -90,12 +90,25 @@ final class EndpointSources {
         return out;
     }
 
+    /** One endpoint URL, checked; {@code what} names it in messages. */
+    private static URI endpoint(String text, String what) {
+        String t = text.strip();
+        if (!t.contains("://")) {
+            // host:port without a scheme is the usual slip: say what to write (never echo a user:secret@)
+            throw new IllegalArgumentException(t.contains("@")
+                    ? what + " must be an http:// or https:// URL with a host"
+                    : String.format("%s must be an http:// or https:// URL with a host, got '%s': write http://%s "
+                            + "(or https://)", what, t, t));
+        }
+        return S3Settings.parseEndpoint(t, what);
+    }
+
     /** The endpoints a template expands to, each checked. */
     static List<URI> template(String template, String source) {
         List<String> texts = expand(template, source);
         List<URI> out = new ArrayList<>(texts.size());
         for (int i = 0; i < texts.size(); i++) {
-            out.add(S3Settings.parseEndpoint(texts.get(i), String.format("%s '%s' expansion %d", source,
+            out.add(endpoint(texts.get(i), String.format("%s '%s' expansion %d", source,
                     template, i + 1)));
         }
         return out;
@@ -207,7 +220,7 @@ final class EndpointSources {
             if (line.isBlank()) {
                 continue;
             }
-            out.add(S3Settings.parseEndpoint(line, String.format("%s:%d", source, n + 1)));
+            out.add(endpoint(line, String.format("%s:%d", source, n + 1)));
             if (out.size() > EndpointSet.MAX_ENDPOINTS) {
                 throw new IllegalArgumentException(String.format("%s lists more than %d endpoints", source,
                         EndpointSet.MAX_ENDPOINTS));

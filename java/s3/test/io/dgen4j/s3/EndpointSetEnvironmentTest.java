@@ -69,6 +69,12 @@ class EndpointSetEnvironmentTest {
         assertTrue(refused("S3_ENDPOINT_URIS", "http://a:1,not a url").getMessage()
                 .startsWith("S3_ENDPOINT_URIS entry 2 must be an http:// or https:// URL with a host, got 'not a url'"));
         assertEquals("S3_ENDPOINT_URIS lists no endpoint", refused("S3_ENDPOINT_URIS", ",, ,").getMessage());
+        assertEquals("S3_ENDPOINT_URIS entry 1 must be an http:// or https:// URL with a host, got '10.0.0.1:9000': "
+                + "write http://10.0.0.1:9000 (or https://)", refused("S3_ENDPOINT_URIS", "10.0.0.1:9000").getMessage());
+        assertEquals("S3_ENDPOINT_URIS entry 1 must be an http:// or https:// URL with a host",
+                refused("S3_ENDPOINT_URIS", "key:s3cr3t@10.0.0.1:9000").getMessage());
+        assertEquals("S3_ENDPOINT_URIS entry 1 must be an http:// or https:// URL with a host, got 'http://'",
+                refused("S3_ENDPOINT_URIS", "http://").getMessage().replaceAll(": Expected authority.*", ""));
         String creds = refused("S3_ENDPOINT_URIS", "http://a:1,http://key:s3cr3t@b:2").getMessage();
         assertEquals("S3_ENDPOINT_URIS entry 2 must not carry credentials in the URL", creds);
     }
@@ -151,7 +157,8 @@ class EndpointSetEnvironmentTest {
                 refused("S3_ENDPOINT_FILE", binary.toString()).getMessage());
         Path bad = Files.writeString(dir.resolve("bad.txt"), "http://a:1\n# ok\ngw3:9000\n");
         assertEquals("S3_ENDPOINT_FILE " + bad + ":3 must be an http:// or https:// URL with a host, got "
-                + "'gw3:9000'", refused("S3_ENDPOINT_FILE", bad.toString()).getMessage());
+                + "'gw3:9000': write http://gw3:9000 (or https://)", refused("S3_ENDPOINT_FILE", bad.toString())
+                .getMessage());
         IllegalArgumentException direct = assertThrows(IllegalArgumentException.class,
                 () -> EndpointSet.readFile(missing));
         assertEquals("endpoint file " + missing + ": no such file", direct.getMessage());
