@@ -23,7 +23,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * HEAD-bucket probes of each endpoint, each through its own transport: what {@code dgen4j endpoints}
  * measures. Endpoints are probed at once (one thread each), an endpoint's probes one after the
- * other, so that each latency is one request's alone.
+ * other, so that each latency is one request's alone; a first, unmeasured request opens the
+ * connection, so that the figures are those of a client in use.
  */
 final class EndpointProbes {
     private EndpointProbes() {}
@@ -32,7 +33,8 @@ final class EndpointProbes {
      * What the probes of one endpoint found.
      *
      * @param endpoint  as configured
-     * @param attempted probes sent (they stop at the first failure: the next would fail alike)
+     * @param attempted probes sent (they stop at the first failure: the next would fail alike; a
+     *                  failure of the unmeasured first request counts as one probe sent)
      * @param ok        probes answered with success
      * @param millis    each successful probe's latency, in order
      * @param cause     the failure's one-line cause, null when every probe succeeded
@@ -115,19 +117,23 @@ final class EndpointProbes {
         }
         List<Double> millis = new ArrayList<>();
         try (t) {
-            for (int i = 1; i <= probes; i++) {
+            // request 0 opens the connection (and warms the client): its latency is not a probe's
+            for (int i = 0; i <= probes; i++) {
                 long start = System.nanoTime();
                 CompletableFuture<Void> head = t.headBucket(where.bucket());
                 try {
                     head.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                    millis.add((System.nanoTime() - start) / 1e6);
+                    if (i > 0) {
+                        millis.add((System.nanoTime() - start) / 1e6);
+                    }
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause() == null ? e : e.getCause();
-                    return new Probe(name, i, i - 1, millis, oneLine(t.describe("HeadBucket", where, cause)),
-                            t.classify(cause));
+                    return new Probe(name, Math.max(i, 1), Math.max(i - 1, 0), millis,
+                            oneLine(t.describe("HeadBucket", where, cause)), t.classify(cause));
                 } catch (TimeoutException e) {
                     head.cancel(true);
-                    return new Probe(name, i, i - 1, millis, String.format("HeadBucket of s3://%s at %s: no answer "
+                    return new Probe(name, Math.max(i, 1), Math.max(i - 1, 0), millis,
+                            String.format("HeadBucket of s3://%s at %s: no answer "
                             + "within %d s", where.bucket(), name, timeout.toSeconds()), S3Transport.FailureKind.ENDPOINT);
                 } catch (InterruptedException e) {
                     head.cancel(true);

@@ -21,14 +21,15 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j endpoints}: the S3 endpoint set as configured, each endpoint probed. */
 @Command(name = "endpoints", mixinStandardHelpOptions = true,
-        description = {"Resolve the S3 endpoint set (" + EndpointSet.URIS_VAR + ", " + EndpointSet.TEMPLATE_VAR + ", "
-                + EndpointSet.FILE_VAR + ", or AWS_ENDPOINT_URL", "alone; the options below override them) and probe "
-                + "each endpoint through the backend's own client with HEAD requests", "of the bucket: latency p50/p99, "
-                + "up or down with the cause. Endpoints are probed at once; an endpoint's probes one",
-                "after the other, stopping at its first failure."},
+        description = {"Resolve the S3 endpoint set (" + EndpointSet.URIS_VAR + ", " + EndpointSet.TEMPLATE_VAR
+                + ", " + EndpointSet.FILE_VAR + ", or AWS_ENDPOINT_URL alone; the options below override them) and "
+                + "probe each endpoint through the backend's own client: one unmeasured HEAD of the bucket opens the "
+                + "connection, then --probes measured ones give the latency p50/p99; up, or down with the cause. "
+                + "Endpoints are probed at once, an endpoint's requests one after the other, stopping at its first "
+                + "failure."},
         footerHeading = "%nExit status:%n", footer = {
                 "  0    every endpoint is up",
-                "  2    bad arguments (an offending endpoint entry, no bucket, a backend without endpoint probes)",
+                "  2    bad arguments (an offending endpoint entry, no bucket, no backend to probe with)",
                 "  3    at least one endpoint is down"})
 final class EndpointsCommand implements Callable<Integer> {
     /** The key named in messages about the bucket's probe when the target names none. */
@@ -42,7 +43,7 @@ final class EndpointsCommand implements Callable<Integer> {
     String target;
 
     @Option(names = "--probes", defaultValue = "5", paramLabel = "N",
-            description = "HEAD-bucket requests per endpoint, 1 to 1000 (default ${DEFAULT-VALUE}).")
+            description = "Measured HEAD-bucket requests per endpoint, 1 to 1000 (default ${DEFAULT-VALUE}).")
     int probes;
 
     @Option(names = "--timeout", defaultValue = "10", paramLabel = "SECONDS",
