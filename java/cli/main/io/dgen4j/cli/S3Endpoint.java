@@ -64,14 +64,11 @@ final class S3Endpoint implements AutoCloseable {
      * {@value #LOCAL_BUCKET}). A local s3proxy is started when no endpoint is configured and no
      * target with credentials names a real one; that is said on {@code err}.
      *
+     * @param configured the settings of the environment and the command's options
+     *                   ({@link EndpointOptions#settings})
      * @throws NoS3ProxyJar when a local s3proxy is needed and its jar is not there
      * @throws NoBucket     when an endpoint is configured but no bucket is named
      */
-    static S3Endpoint open(String target, String defaultKey, PrintWriter err) throws IOException, InterruptedException {
-        return open(target, defaultKey, S3Settings.fromEnvironment(Main.environment(), Path.of("")), err);
-    }
-
-    /** {@link #open(String, String, PrintWriter)} with these settings in place of the environment's. */
     static S3Endpoint open(String target, String defaultKey, S3Settings configured, PrintWriter err)
             throws IOException, InterruptedException {
         String[] given = target == null ? null : split(target);

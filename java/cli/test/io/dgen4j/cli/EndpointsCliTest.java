@@ -291,6 +291,12 @@ class EndpointsCliTest {
                 "dgen4j: backend 'nope' cannot probe endpoints: it has no per-endpoint transport installed "
                         + "(backends that have one: " + String.join(", ", TransportFactories.installed().stream()
                         .map(f -> f.backend()).toList()) + ")");
+        assertUsage(run(env, "backends", target, "--endpoints", "http://ok:1,ftp://b:2"),
+                "dgen4j: --endpoints entry 2 must be an http:// or https:// URL with a host, got 'ftp://b:2'");
+        assertUsage(run(env, "quickstart", "--size", "1MiB", "--endpoint-template", "http://h{2...1}:1"),
+                "dgen4j: --endpoint-template 'http://h{2...1}:1': range {2...1} ends below its start");
+        assertUsage(run(env, "quickstart", "--no-s3", "--size", "1MiB", "--pin-upload"),
+                "dgen4j: --pin-upload applies to part 2, which --no-s3 skips");
         // the options apply to s3:// targets only
         assertUsage(run(env, "save", home.resolve("x.bin").toString(), "--size", "1MiB", "--endpoints", ea(),
                 "--no-progress"), "dgen4j: --endpoints applies to s3:// targets, not " + home.resolve("x.bin"));
