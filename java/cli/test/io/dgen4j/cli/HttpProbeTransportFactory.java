@@ -82,8 +82,8 @@ public final class HttpProbeTransportFactory implements S3TransportFactory {
                 mac.init(new SecretKeySpec(secretKey.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
                 signature = Base64.getEncoder().encodeToString(mac.doFinal(("HEAD\n\n\n" + date + "\n" + path)
                         .getBytes(StandardCharsets.UTF_8)));
-            } catch (java.security.GeneralSecurityException e) {
-                return CompletableFuture.failedFuture(e);
+            } catch (java.security.GeneralSecurityException | IllegalArgumentException e) {
+                return CompletableFuture.failedFuture(e); // IllegalArgumentException: no secret key
             }
             HttpRequest req = HttpRequest.newBuilder(endpoint.resolve(path)).timeout(Duration.ofSeconds(30))
                     .header("Date", date).header("Authorization", "AWS " + accessKey + ":" + signature)
