@@ -298,6 +298,9 @@ public final class DlioRun {
             Path parent = Path.of(where.location()).toAbsolutePath().getParent();
             Files.createDirectories(parent);
         }
+        if (bytes == 0) {
+            return empty(rank, i, target, where, true);
+        }
         DataSpec spec = DataSpec.builder().seed(seedFor(target))
                 .dedupRatio(config.streaming().dedupRatio()).compressRatio(config.streaming().compressRatio()).build();
         // a file smaller than a chunk needs no chunk-sized buffers
@@ -312,12 +315,51 @@ public final class DlioRun {
     }
 
     private FileResult load(int rank, int i, String target) throws IOException {
+        StorageTarget where = StorageTarget.parse(target);
+        if (local() && Files.isRegularFile(Path.of(where.location()))
+                && !Files.exists(Path.of(where.location() + ".manifest.json"))
+                && Files.size(Path.of(where.location())) == 0) {
+            return empty(rank, i, target, where, false);
+        }
         StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(config.streaming().chunkSize())
                 .buffers(config.streaming().numBuffers()).readersInFlight(config.streaming().writers())
                 .source(options.source()).threads(threads());
         config.streaming().backend().ifPresent(b::backend);
-        LoadResult r = options.customize().apply(b).build().load(StorageTarget.parse(target), options.verify());
+        LoadResult r = options.customize().apply(b).build().load(where, options.verify());
         return FileResult.of(rank, i, target, r);
+    }
+
+    /**
+     * A file of no bytes (DLIO writes one for an empty state): a streaming checkpoint has at least
+     * one byte, so it is created, fsynced as asked, and read back as what it is, without a manifest.
+     */
+    private FileResult empty(int rank, int i, String target, StorageTarget where, boolean save) throws IOException {
+        if (!local()) {
+            throw new IOException(target + ": a file of 0 bytes is planned; streaming checkpoints to " + folder
+                    + " need at least one byte");
+        }
+        long t0 = System.nanoTime();
+        Path file = Path.of(where.location());
+        if (save) {
+            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+                if (config.checkpoint().fsync()) {
+                    ch.force(true);
+                }
+            }
+        } else if (Files.size(file) != 0) {
+            throw new IOException(target + ": expected an empty file, found " + Files.size(file) + " bytes");
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        Map<String, Object> details = new java.util.LinkedHashMap<>();
+        details.put("target", target);
+        details.put("totalBytes", 0L);
+        details.put("totalSeconds", seconds);
+        if (!save) {
+            details.put("verified", options.verify());
+        }
+        return new FileResult(rank, i, save ? "save" : "load", target, 0, seconds, 0, 0, save ? seconds : 0,
+                ProcessMemory.rss(), details);
     }
 
     private int threads() {

@@ -229,6 +229,26 @@ class CheckpointPlanTest {
         assertEquals(499_153_191L, plan.totalBytes());
     }
 
+    static final String PREDEFINED = "model:\n  name: legacy\n  num_layers: 2\n  layer_parameters: [0, 8192]\n"
+            + "  optimization_groups: [0]\n  parallelism:\n    pipeline: 2\n    zero_stage: 1\n"
+            + "framework: pytorch\nworkflow:\n  checkpoint: True\n";
+
+    @Test
+    void predefined_layer_parameters_and_optimization_groups() {
+        CheckpointPlan plan = CheckpointPlan.of(DlioConfigReader.parse(PREDEFINED, "inline", List.of()), 2);
+        // no model.type: model_states-{rank} of the default 10240 B on every rank (ZeRO 1);
+        // predefined layers: stage s holds layer s+1 only (no embedding/output with predefined layers),
+        //   int8 tensors of state / t for each state > 0: 8192 B; groups [0]: 3 * 0 = 0 B, written anyway
+        CheckpointPlan.RankPlan r1 = plan.rank(1);
+        assertEquals(List.of(new CheckpointPlan.PlannedFile("model_states-1.pt", 10_240L, CheckpointPlan.Kind.LEGACY_MODEL),
+                new CheckpointPlan.PlannedFile("layer_2-model_1_model_states.pt", 8_192L, CheckpointPlan.Kind.LAYER),
+                new CheckpointPlan.PlannedFile("zero_pp_rank_0_mp_rank_1_optim_states.pt", 0L,
+                        CheckpointPlan.Kind.OPTIMIZER)), r1.files());
+        assertEquals(2 * (10_240L + 8_192L), plan.totalBytes());
+        // DLIO logs model_size_bytes once and does not count predefined tensors
+        assertEquals(10_240L, plan.dlioLoggedBytes());
+    }
+
     @Test
     void subset_mode_uses_the_configured_data_parallelism() throws IOException {
         CheckpointPlan plan = CheckpointPlan.of(shipped("llama3_8b.yaml", "++workload.checkpoint.mode=subset",

@@ -173,6 +173,19 @@ class DlioRunTest {
     }
 
     @Test
+    void empty_states_are_empty_files() throws Exception {
+        DlioConfig c = DlioConfigReader.parse(CheckpointPlanTest.PREDEFINED, "inline",
+                List.of("++workload.checkpoint.checkpoint_folder=" + dir.resolve("ckpt"),
+                        "++workload.checkpoint.num_checkpoints_write=1", "++workload.checkpoint.num_checkpoints_read=1",
+                        "++workload.checkpoint.fsync=True"));
+        DlioResult r = DlioRun.run(CheckpointPlan.of(c, 2), RankGroup.inProcess(2),
+                DlioRun.Options.defaults().withVerify(true));
+        assertEquals(0, Files.size(dir.resolve("ckpt/global_epoch1_step1/zero_pp_rank_0_mp_rank_1_optim_states.pt")));
+        assertEquals(10_240, Files.size(dir.resolve("ckpt/global_epoch1_step1/model_states-1.pt")));
+        assertEquals(12, r.files().size());
+    }
+
+    @Test
     void a_workload_without_a_checkpoint_phase_is_refused() throws Exception {
         CheckpointPlan plan = CheckpointPlan.of(tiny("++workload.workflow.checkpoint=False"), 4);
         DlioConfigException e = assertThrows(DlioConfigException.class, () -> DlioRun.run(plan,
