@@ -6,12 +6,16 @@ import io.dgen4j.dlio.DlioResult;
 import io.dgen4j.dlio.DlioRun;
 import io.dgen4j.dlio.RankGroup;
 import io.dgen4j.launch.LaunchInfo;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,7 +71,7 @@ final class DlioRunCommand implements Callable<Integer> {
         RankGroup group = launch.launched() ? RankGroup.launched(launch) : RankGroup.inProcess(ranks);
         StorageTarget folder = StorageTarget.parse(DlioRun.folderTarget(c));
         DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
-                .withThreads(threads).withCustomize(b -> backend.apply(b, folder))
+                .withThreads(threads).withCustomize(storage(folder))
                 .withLog(json ? line -> { } : line -> {
                     out.println(line);
                     out.flush();
@@ -92,6 +96,35 @@ final class DlioRunCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * What {@link StorageBackendOptions#apply} sets, resolved here on the command's thread (the
+     * environment a test or embedding passed to {@link Main#run} is this thread's) and applied to
+     * each file's builder on the ranks' threads.
+     */
+    private UnaryOperator<StreamingCheckpoint.Builder> storage(StorageTarget folder) {
+        boolean s3 = S3Location.SCHEME.equals(folder.scheme());
+        String name = backend.backend;
+        if ((name == null || name.isBlank()) && s3) {
+            name = Main.environment().get(StorageBackendOptions.BACKEND_VAR);
+        }
+        String chosen = name == null || name.isBlank() ? null : name;
+        S3Settings settings = null;
+        if (s3) {
+            S3Location.of(folder); // a bad bucket or key is a usage error, before anything else
+            settings = S3Settings.fromEnvironment(Main.environment(), Path.of(""));
+        }
+        S3Settings s3Settings = settings;
+        return b -> {
+            if (chosen != null) {
+                b.backend(chosen);
+            }
+            if (s3Settings != null) {
+                b.backendOptions(s3Settings);
+            }
+            return b;
+        };
     }
 
     /** DLIO's line prefix. */
