@@ -6,6 +6,7 @@
 module io.dgen4j.cli {
     requires io.dgen4j;
     requires io.dgen4j.s3;
+    requires io.dgen4j.dlio;
     requires info.picocli;
     requires org.slf4j;
     requires com.fasterxml.jackson.core;

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
                 "  4    verification failed (load --verify found a byte that differs)",
                 "  130  interrupted (Ctrl-C; SIGTERM ends with 143)"},
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
-                BackendsCommand.class,
+                BackendsCommand.class, DlioCommand.class,
                 EndpointsCommand.class,
                 GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {

@@ -1,0 +1,123 @@
+package io.dgen4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code dgen4j dlio plan|run}, run in-process: outputs, exit statuses and the messages of bad configs. */
+class DlioCliTest {
+
+    private static CliTest.Result run(Map<String, String> env, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
+        return new CliTest.Result(code, out.toString(), err.toString());
+    }
+
+    private static CliTest.Result run(String... args) {
+        return run(Map.of(), args);
+    }
+
+    private static String config(String name) {
+        return Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/" + name).toString();
+    }
+
+    @Test
+    void plan_prints_each_rank_and_the_total() {
+        CliTest.Result r = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8");
+        assertEquals(0, r.code(), r.err());
+        // 8 x (2007565312 + 12045637632) bytes, worked out in CheckpointPlanTest
+        assertTrue(r.out().contains("total per checkpoint: 16 files, 112425623552 bytes = 104.70 GiB"), r.out());
+        assertTrue(r.out().contains("zero_pp_rank_7_mp_rank_0_optim_states.pt"), r.out());
+        assertTrue(r.out().contains("12045637632"), r.out());
+
+        CliTest.Result json = run("dlio", "plan", "--config", config("llama3_405b.yaml"), "--ranks", "512", "--json");
+        assertEquals(0, json.code(), json.err());
+        Map<String, Object> j = JsonRead.object(json.out());
+        assertEquals(5_682_508_791_808L, ((Number) j.get("totalBytes")).longValue());
+        assertEquals(512, ((List<?>) j.get("rankPlans")).size());
+
+        CliTest.Result brief = run("dlio", "plan", "--config", config("llama3_405b.yaml"), "--ranks", "512",
+                "--brief");
+        assertEquals(0, brief.code(), brief.err());
+        assertTrue(brief.out().lines().count() < 20, brief.out());
+    }
+
+    @Test
+    void the_launchers_size_is_the_default_rank_count_and_must_agree_with_ranks() {
+        Map<String, String> mpirun = Map.of("OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "64");
+        CliTest.Result r = run(mpirun, "dlio", "plan", "--config", config("llama3_70b.yaml"), "--json");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(978_406_572_032L, ((Number) JsonRead.object(r.out()).get("totalBytes")).longValue());
+        CliTest.Result clash = run(mpirun, "dlio", "plan", "--config", config("llama3_70b.yaml"), "--ranks", "8");
+        assertEquals(ExitCodes.USAGE, clash.code());
+        assertTrue(clash.err().contains("--ranks 8 disagrees with the launcher's 64 ranks"), clash.err());
+    }
+
+    @Test
+    void overrides_apply_and_unknown_keys_are_warned(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("w.yaml");
+        Files.writeString(yaml, Files.readString(Path.of(config("tiny.yaml"))) + "extra_section: 1\n");
+        CliTest.Result r = run("dlio", "plan", "--config", yaml.toString(), "--ranks", "4", "--json",
+                "++workload.model.parallelism.zero_stage=3", "workload.model.parallelism.pipeline=1");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().contains("warning: " + yaml + ": unknown key 'extra_section' (ignored)"), r.err());
+        Map<String, Object> j = JsonRead.object(r.out());
+        assertEquals(3, ((Number) j.get("zeroStage")).intValue());
+        // 4 x (1771776 + 10639104), worked out in CheckpointPlanTest
+        assertEquals(4 * (1_771_776L + 10_639_104L), ((Number) j.get("totalBytes")).longValue());
+    }
+
+    @Test
+    void bad_configs_exit_2_naming_the_key(@TempDir Path dir) throws Exception {
+        Path noModel = dir.resolve("no-model.yaml");
+        Files.writeString(noModel, "framework: pytorch\nworkflow:\n  checkpoint: True\n");
+        String tiny = config("tiny.yaml");
+        List<List<String>> cases = List.of(
+                List.of("--config", noModel.toString()),
+                List.of("--config", tiny, "++workload.model.num_layers=-1"),
+                List.of("--config", tiny, "--ranks", "0"),
+                List.of("--config", tiny, "--ranks", "6"),
+                List.of("--config", tiny, "++workload.model.parallelism.zero_stage=3"),
+                List.of("--config", tiny, "++workload.checkpoint.num_checkpoints_read=5"));
+        List<String> keys = List.of("model: missing", "model.num_layers: must not be negative",
+                "--ranks must be at least 1", "model.parallelism: 6 ranks are not a multiple of tensor x pipeline",
+                "model.parallelism.zero_stage: ZeRO stage 3 is not compatible with pipeline parallelism",
+                "checkpoint.num_checkpoints_read: 5 reads cannot exceed 2 writes");
+        for (int i = 0; i < cases.size(); i++) {
+            List<String> args = new java.util.ArrayList<>(List.of("dlio", "plan"));
+            args.addAll(cases.get(i));
+            CliTest.Result r = run(args.toArray(String[]::new));
+            assertEquals(ExitCodes.USAGE, r.code(), r.err());
+            assertTrue(r.err().contains(keys.get(i)), keys.get(i) + " in " + r.err());
+        }
+    }
+
+    @Test
+    void run_writes_dlios_outputs(@TempDir Path dir) throws Exception {
+        CliTest.Result r = run("dlio", "run", "--config", config("tiny.yaml"), "--ranks", "4", "--verify",
+                "--output", dir.resolve("out").toString(),
+                "++workload.checkpoint.checkpoint_folder=" + dir.resolve("ckpt"),
+                "++workload.checkpoint.num_checkpoints_write=1", "++workload.checkpoint.num_checkpoints_read=1");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("[METRIC] Checkpoint save I/O Throughput (GB/second): "), r.out());
+        assertTrue(r.out().contains("[METRIC] Number of Simulated Accelerators: 4"), r.out());
+        assertTrue(r.out().contains("(verified)"), r.out());
+        Map<String, Object> summary = JsonRead.object(Files.readString(dir.resolve("out/summary.json")));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> metric = (Map<String, Object>) summary.get("metric");
+        assertTrue(metric.containsKey("load_checkpoint_duration_stdev_seconds"), metric.toString());
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(Files.isRegularFile(dir.resolve("out/" + rank + "_per_epoch_stats.json")));
+            assertTrue(Files.isRegularFile(dir.resolve("out/" + rank + "_output.json")));
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.dgen4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dgen4j.s3.S3ProxyExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code dgen4j dlio run} of the tiny config into an S3 bucket ({@code storage.storage_type: s3}) against s3proxy. */
+class DlioS3CliTest {
+    @RegisterExtension
+    static final S3ProxyExtension S3 = new S3ProxyExtension();
+
+    @TempDir
+    Path home;
+
+    @Test
+    void tinyConfigToS3WritesReadsAndVerifies() throws Exception {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", home.toString());
+        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
+        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
+        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
+        env.put("AWS_REGION", "us-east-1");
+        String config = Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/tiny.yaml")
+                .toString();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new String[] {"dlio", "run", "--config", config, "--ranks", "4", "--verify", "--json",
+                "--backend", "aws", "--output", home.resolve("out").toString(),
+                "++workload.storage.storage_type=s3", "++workload.storage.storage_root=" + S3.bucket(),
+                "++workload.checkpoint.checkpoint_folder=dlio/tiny",
+                "++workload.checkpoint.streaming.chunk_size=5MiB",
+                "++workload.checkpoint.num_checkpoints_write=1", "++workload.checkpoint.num_checkpoints_read=1"},
+                new PrintWriter(out, true), new PrintWriter(err, true), env);
+        assertEquals(0, code, err.toString());
+        Map<String, Object> summary = JsonRead.object(out.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> ours = (Map<String, Object>) summary.get("dgen4j");
+        assertEquals("s3://" + S3.bucket() + "/dlio/tiny", ours.get("checkpointFolder"));
+        assertEquals(Boolean.TRUE, ours.get("verified"));
+        // tiny at 4 ranks (TP 2 x PP 2, DP 1): the 22 files of 8 ranks less data rank 1's 4 optimizer files
+        assertEquals(18, ((Number) ours.get("saveFiles")).intValue());
+        assertEquals(18, ((Number) ours.get("loadFiles")).intValue());
+        @SuppressWarnings("unchecked")
+        List<Object> files = (List<Object>) ((Map<String, Object>) JsonRead.object(
+                Files.readString(home.resolve("out/0_output.json"))).get("dgen4j")).get("files");
+        assertTrue(files.toString().contains("s3://" + S3.bucket() + "/dlio/tiny/global_epoch1_step1/"
+                + "layer_0-model_0_model_states.pt"), files.toString());
+    }
+}

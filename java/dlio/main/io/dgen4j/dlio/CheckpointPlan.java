@@ -1,0 +1,424 @@
+package io.dgen4j.dlio;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The files each rank writes for one checkpoint and their exact sizes, computed as DLIO's
+ * {@code BaseCheckpointing} does, in its order and with its integer (floor) divisions: the
+ * parameter count from the transformer dimensions, each rank's (tensor, pipeline, data)
+ * coordinates, the layers of its pipeline stage, the tensors split by tensor parallelism (norms
+ * replicated) and by data parallelism under ZeRO-3, which ranks hold model state per ZeRO stage, and
+ * the optimizer state (six tensors: 3·P' + 15·h elements). docs/DLIO.md walks through it.
+ *
+ * <p>A file's size is the bytes of its tensors: the MLPerf Storage version of DLIO streams the
+ * tensors' bytes with no container around them.
+ */
+public final class CheckpointPlan {
+
+    /** What a file holds. */
+    public enum Kind {
+        /** Model state of a whole pipeline stage (ZeRO 0 and 3, or ZeRO 1/2 without pipeline stages). */
+        MODEL,
+        /** Model state of one layer (ZeRO 1/2 with pipeline stages). */
+        LAYER,
+        /** Optimizer state. */
+        OPTIMIZER,
+        /** The legacy single tensor of {@code model.model_size_bytes} (non-transformer models). */
+        LEGACY_MODEL
+    }
+
+    /**
+     * One file of one checkpoint.
+     *
+     * @param name  the file name inside the checkpoint's step folder
+     * @param bytes its exact size
+     * @param kind  what it holds
+     */
+    public record PlannedFile(String name, long bytes, Kind kind) {}
+
+    /**
+     * One rank's part.
+     *
+     * @param rank          the rank
+     * @param tensorRank    rank % tensor
+     * @param pipelineRank  (rank / tensor) % pipeline
+     * @param dataRank      rank / (tensor × pipeline)
+     * @param modelRank     rank % (tensor × pipeline)
+     * @param firstLayer    first layer index of its stage (0 is the embedding), or -1 when it holds none
+     * @param lastLayer     last layer index (num_layers + 1 is the output layer, + 2 the final norm)
+     * @param files         what it writes, in DLIO's order; empty when it writes nothing
+     */
+    public record RankPlan(int rank, int tensorRank, int pipelineRank, int dataRank, int modelRank, int firstLayer,
+                           int lastLayer, List<PlannedFile> files) {
+        public RankPlan {
+            files = List.copyOf(files);
+        }
+
+        /** Bytes this rank writes per checkpoint. */
+        public long bytes() {
+            return files.stream().mapToLong(PlannedFile::bytes).sum();
+        }
+    }
+
+    private final DlioConfig config;
+    private final int ranks;
+    private final int dataParallelism;
+    private final long parameters;
+    private final List<RankPlan> plans;
+    private final long modelBytes;
+    private final long optimizerBytes;
+    private final long dlioLoggedBytes;
+
+    private CheckpointPlan(DlioConfig config, int ranks, int dataParallelism, long parameters, List<RankPlan> plans,
+                           long modelBytes, long optimizerBytes, long dlioLoggedBytes) {
+        this.config = config;
+        this.ranks = ranks;
+        this.dataParallelism = dataParallelism;
+        this.parameters = parameters;
+        this.plans = List.copyOf(plans);
+        this.modelBytes = modelBytes;
+        this.optimizerBytes = optimizerBytes;
+        this.dlioLoggedBytes = dlioLoggedBytes;
+    }
+
+    /**
+     * The plan of {@code config} run on {@code ranks} ranks.
+     *
+     * @throws DlioConfigException when the ranks do not fit the parallelism ({@link DlioConfigReader#checkRanks})
+     */
+    public static CheckpointPlan of(DlioConfig config, int ranks) {
+        DlioConfigReader.checkRanks(config, ranks);
+        return new Planner(config, ranks).plan();
+    }
+
+    /** The folder of one checkpoint inside the checkpoint folder: {@code global_epoch{epoch}_step{step}}. */
+    public static String stepFolder(int epoch, int step) {
+        return "global_epoch" + epoch + "_step" + step;
+    }
+
+    /** The config planned. */
+    public DlioConfig config() {
+        return config;
+    }
+
+    /** Ranks planned. */
+    public int ranks() {
+        return ranks;
+    }
+
+    /** Data-parallel degree: ranks / (tensor × pipeline), or {@code model.parallelism.data} in subset mode. */
+    public int dataParallelism() {
+        return dataParallelism;
+    }
+
+    /** Parameters of the whole model (0 without transformer layers). */
+    public long parameters() {
+        return parameters;
+    }
+
+    /** Every rank's part, by rank. */
+    public List<RankPlan> rankPlans() {
+        return plans;
+    }
+
+    /** One rank's part. */
+    public RankPlan rank(int rank) {
+        return plans.get(rank);
+    }
+
+    /** Bytes of one checkpoint over all ranks (what is written). */
+    public long totalBytes() {
+        return modelBytes + optimizerBytes;
+    }
+
+    /** Bytes of model state (layers, or the legacy model tensor) over all ranks. */
+    public long modelBytes() {
+        return modelBytes;
+    }
+
+    /** Bytes of optimizer state over all ranks. */
+    public long optimizerBytes() {
+        return optimizerBytes;
+    }
+
+    /**
+     * The checkpoint size DLIO logs ("Total checkpoint size") and divides by the duration for its
+     * throughput. It equals {@link #totalBytes()} except where DLIO counts state it does not write
+     * (ZeRO-2 model state on data-parallel ranks other than 0; the legacy {@code model_size_bytes} counted
+     * once for all ranks; predefined {@code layer_parameters} not counted).
+     */
+    public long dlioLoggedBytes() {
+        return dlioLoggedBytes;
+    }
+
+    /** Files of one checkpoint over all ranks. */
+    public int fileCount() {
+        return plans.stream().mapToInt(p -> p.files().size()).sum();
+    }
+
+    /** Bytes in GiB (DLIO's "GB"). */
+    public static double gib(long bytes) {
+        return bytes / 1024.0 / 1024.0 / 1024.0;
+    }
+
+    /** The plan as an ordered map (for JSON): totals, then every rank with its files. */
+    public java.util.Map<String, Object> toMap() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        DlioConfig.Parallelism p = config.model().parallelism();
+        m.put("model", config.model().name());
+        m.put("ranks", ranks);
+        m.put("parameters", parameters);
+        m.put("tensor", p.tensor());
+        m.put("pipeline", p.pipeline());
+        m.put("data", dataParallelism);
+        m.put("zeroStage", p.zeroStage());
+        m.put("modelDatatype", config.model().modelDatatype().yamlName());
+        m.put("optimizerDatatype", config.model().optimizerDatatype().yamlName());
+        m.put("checkpointFolder", config.checkpoint().folder());
+        m.put("stepFolder", stepFolder(1, 1));
+        m.put("filesPerCheckpoint", fileCount());
+        m.put("modelBytes", modelBytes);
+        m.put("optimizerBytes", optimizerBytes);
+        m.put("totalBytes", totalBytes());
+        m.put("totalGiB", gib(totalBytes()));
+        m.put("dlioLoggedBytes", dlioLoggedBytes);
+        List<Object> rs = new ArrayList<>();
+        for (RankPlan r : plans) {
+            java.util.Map<String, Object> rm = new java.util.LinkedHashMap<>();
+            rm.put("rank", r.rank());
+            rm.put("tensorRank", r.tensorRank());
+            rm.put("pipelineRank", r.pipelineRank());
+            rm.put("dataRank", r.dataRank());
+            rm.put("modelRank", r.modelRank());
+            rm.put("firstLayer", r.firstLayer());
+            rm.put("lastLayer", r.lastLayer());
+            rm.put("bytes", r.bytes());
+            List<Object> fs = new ArrayList<>();
+            for (PlannedFile f : r.files()) {
+                java.util.Map<String, Object> fm = new java.util.LinkedHashMap<>();
+                fm.put("name", f.name());
+                fm.put("bytes", f.bytes());
+                fm.put("kind", f.kind().name().toLowerCase(Locale.ROOT));
+                fs.add(fm);
+            }
+            rm.put("files", fs);
+            rs.add(rm);
+        }
+        m.put("rankPlans", rs);
+        return m;
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "%s at %d ranks: %d files, %d bytes (%.2f GiB)", config.model().name(),
+                ranks, fileCount(), totalBytes(), gib(totalBytes()));
+    }
+
+    /** DLIO's arithmetic, one rank at a time. */
+    private static final class Planner {
+        private final DlioConfig c;
+        private final DlioConfig.Model m;
+        private final DlioConfig.Parallelism p;
+        private final DlioConfig.Transformer t;
+        private final int ranks;
+        private final int mp;
+        private final int dp;
+        private final String ext;
+
+        Planner(DlioConfig c, int ranks) {
+            this.c = c;
+            this.m = c.model();
+            this.p = m.parallelism();
+            this.t = m.transformer();
+            this.ranks = ranks;
+            this.mp = p.tensor() * p.pipeline();
+            this.dp = p.data() < 0 ? ranks / mp : p.data();
+            this.ext = "." + c.extension();
+        }
+
+        CheckpointPlan plan() {
+            long params = parameters();
+            List<RankPlan> out = new ArrayList<>(ranks);
+            long model = 0;
+            long optim = 0;
+            double loggedModel = 0; // DLIO sums sizes as floats; exact here below 2^53
+            long loggedOptim = 0;
+            boolean legacyModel = m.modelSizeBytes() > 0 && !m.isTransformer();
+            for (int rank = 0; rank < ranks; rank++) {
+                int tpRank = rank % p.tensor();
+                int ppRank = (rank / p.tensor()) % p.pipeline();
+                int dpRank = rank / mp;
+                int mpRank = rank % mp;
+                // ZeRO 0: only the first replica checkpoints; ranks past it stand in for rank 0
+                boolean checkpoints = p.zeroStage() != 0 || rank < mp;
+                List<PlannedFile> files = new ArrayList<>();
+                int[] layers = layerRange(ppRank);
+                if (!checkpoints) {
+                    out.add(new RankPlan(rank, tpRank, ppRank, dpRank, mpRank, -1, -1, files));
+                    continue;
+                }
+                if (legacyModel) {
+                    files.add(new PlannedFile("model_states-" + rank + ext, m.modelSizeBytes(), Kind.LEGACY_MODEL));
+                    model += m.modelSizeBytes();
+                }
+                // the layers this rank holds, each layer's bytes in the model datatype
+                List<long[]> layerBytes = new ArrayList<>(); // {index, bytes}
+                if (!m.layerParameters().isEmpty()) {
+                    long perLayer = 0;
+                    for (long state : m.layerParameters()) {
+                        if (state > 0) {
+                            perLayer += state / p.tensor(); // int8 tensors of state // tensor
+                        }
+                    }
+                    for (int i = layers[0]; i <= layers[1]; i++) {
+                        layerBytes.add(new long[] {i, perLayer});
+                    }
+                } else if (m.numLayers() > 0 && !(p.zeroStage() == 1 && dpRank != 0)) {
+                    for (int i = layers[0]; i <= layers[1]; i++) {
+                        long b = Math.multiplyExact(sum(layerParameters(i)), m.modelDatatype().bytes());
+                        layerBytes.add(new long[] {i, b});
+                        loggedModel += b;
+                    }
+                }
+                if (!layerBytes.isEmpty()) {
+                    if (p.zeroStage() > 0 && p.zeroStage() < 3) {
+                        if (dpRank == 0 && m.numLayers() > 0) {
+                            if (p.pipeline() > 1) {
+                                for (long[] lb : layerBytes) {
+                                    files.add(new PlannedFile("layer_" + lb[0] + "-model_" + mpRank + "_model_states"
+                                            + ext, lb[1], Kind.LAYER));
+                                    model += lb[1];
+                                }
+                            } else {
+                                long b = layerBytes.stream().mapToLong(lb -> lb[1]).sum();
+                                files.add(new PlannedFile("model_" + mpRank + "_model_states" + ext, b, Kind.MODEL));
+                                model += b;
+                            }
+                        }
+                    } else {
+                        long b = layerBytes.stream().mapToLong(lb -> lb[1]).sum();
+                        files.add(new PlannedFile("zero_pp_rank_" + dpRank + "_mp_rank_" + mpRank + "_model_states"
+                                + ext, b, Kind.MODEL));
+                        model += b;
+                    }
+                }
+                long o = optimizerBytes(params);
+                if (o >= 0) {
+                    files.add(new PlannedFile("zero_pp_rank_" + dpRank + "_mp_rank_" + mpRank + "_optim_states" + ext,
+                            o, Kind.OPTIMIZER));
+                    optim += o;
+                    if (m.optimizationGroups().isEmpty()) {
+                        loggedOptim += o;
+                    }
+                }
+                out.add(new RankPlan(rank, tpRank, ppRank, dpRank, mpRank, layers[0], layers[1], files));
+            }
+            long logged = (legacyModel ? m.modelSizeBytes() : (long) loggedModel) + loggedOptim;
+            return new CheckpointPlan(c, ranks, dp, params, out, model, optim, logged);
+        }
+
+        /** DLIO's get_num_parameters: embedding + layers × (norm, QKV, dense, norm, gated MLP up, down) + final norm + output. */
+        long parameters() {
+            if (m.numLayers() <= 0) {
+                return 0;
+            }
+            long h = t.hiddenSize();
+            long headSize = h / t.numAttentionHeads();
+            long dimKv = headSize * t.numKvHeads();
+            long embedding = Math.multiplyExact(t.vocabSize(), h);
+            long qkv = Math.multiplyExact(h, h + 2 * dimKv);
+            long dense = Math.multiplyExact(h, h);
+            long up = Math.multiplyExact(Math.multiplyExact(t.ffnHiddenSize(), 2), h);
+            long down = Math.multiplyExact(t.ffnHiddenSize(), h);
+            long perLayer = h + qkv + dense + h + up + down;
+            return Math.addExact(Math.addExact(embedding, Math.multiplyExact(perLayer, m.numLayers())),
+                    h + embedding);
+        }
+
+        /** DLIO's get_layer_parameters(i): element counts of layer i's tensors on this rank. */
+        long[] layerParameters(int i) {
+            long h = t.hiddenSize();
+            long dimKv = (h / t.numAttentionHeads()) * t.numKvHeads();
+            long tp = p.tensor();
+            long shard = p.zeroStage() < 3 ? 1 : dp;
+            if (i == 0 || i == m.numLayers() + 1) {
+                return new long[] {h * t.vocabSize() / tp / shard}; // embedding, output layer
+            }
+            if (i == m.numLayers() + 2) {
+                return new long[] {h / shard}; // final norm
+            }
+            return new long[] {
+                h / shard, // input norm
+                h * (h + 2 * dimKv) / tp / shard, // QKV, grouped KV heads
+                h * h / tp / shard, // attention output projection
+                h / shard, // post-attention norm
+                h * 2 * t.ffnHiddenSize() / tp / shard, // gated MLP up (2 for the gate)
+                h * t.ffnHiddenSize() / tp / shard, // MLP down
+            };
+        }
+
+        /** Optimizer bytes of a rank that checkpoints, or -1 when it has no optimizer state. */
+        long optimizerBytes(long params) {
+            if (!m.optimizationGroups().isEmpty()) {
+                long sum = 0;
+                for (long state : m.optimizationGroups()) {
+                    if (state > 0) {
+                        sum += state; // int8 tensors 'a' and 'b' per group, then one 'combined'
+                    }
+                }
+                return Math.multiplyExact(3, sum); // DLIO writes the file even when every group is empty
+            }
+            if (m.numLayers() <= 0) {
+                return -1;
+            }
+            long perRank = p.zeroStage() > 0 ? params / ((long) dp * mp) : params / mp;
+            if (perRank <= 0) {
+                return -1;
+            }
+            // [P', 5h, P', 5h, P', 5h]: three parameter-sized tensors and three of 5 × hidden
+            long elements = Math.addExact(Math.multiplyExact(3, perRank), 15 * t.hiddenSize());
+            return Math.multiplyExact(elements, m.optimizerDatatype().bytes());
+        }
+
+        /** DLIO's get_layer_index: stage s holds its share of layers 1..L; stage 0 also 0, the last also L+1, L+2. */
+        int[] layerRange(int ppRank) {
+            int layers = m.numLayers();
+            if (layers <= 0 && m.layerParameters().isEmpty()) {
+                return new int[] {-1, -1}; // no transformer layers: no layer state
+            }
+            int stages = p.pipeline();
+            int per = Math.floorDiv(layers, stages);
+            int rem = Math.floorMod(layers, stages);
+            int start;
+            int end;
+            if (ppRank < rem) {
+                start = ppRank * (per + 1) + 1;
+                end = start + per;
+            } else {
+                start = rem * (per + 1) + (ppRank - rem) * per + 1;
+                end = start + per - 1;
+            }
+            if (m.layerParameters().isEmpty()) {
+                if (ppRank == stages - 1) {
+                    end = layers + 2;
+                }
+                if (ppRank == 0) {
+                    start = 0;
+                }
+            }
+            return new int[] {start, end};
+        }
+
+        private static long sum(long[] values) {
+            long s = 0;
+            for (long v : values) {
+                if (v > 0) {
+                    s += v;
+                }
+            }
+            return s;
+        }
+    }
+}

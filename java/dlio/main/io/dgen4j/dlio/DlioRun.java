@@ -1,0 +1,499 @@
+package io.dgen4j.dlio;
+
+import io.dgen4j.checkpoint.DataSource;
+import io.dgen4j.checkpoint.LoadResult;
+import io.dgen4j.checkpoint.ProcessMemory;
+import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.storage.FileOptions;
+import io.dgen4j.storage.StorageTarget;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * DLIO's checkpoint-only workflow with streaming checkpoints: {@code num_checkpoints_write} saves
+ * of every file of the plan (sleeping {@code time_between_checkpoints} before each), then
+ * {@code num_checkpoints_read} loads, each file one {@link StreamingCheckpoint} save or load of its
+ * exact size. {@code checkpoint.fsync} decides whether each file is fsynced before it counts as
+ * written. The ranks of this process ({@link RankGroup#localRanks()}) run with at most
+ * {@link Options#parallel()} at once; each rank's files go one after the other, as DLIO's do.
+ *
+ * <p>Timing follows DLIO's statistics: a checkpoint starts for every rank when the ranks are
+ * released together, and ends for a rank when its last file is written (with
+ * {@code checkpoint.rank_sync}, when every rank's is); a rank's throughput is the checkpoint size
+ * of the whole run (GiB) over its own duration. DLIO-style lines go to {@link Options#log()}.
+ */
+public final class DlioRun {
+    private static final Logger LOG = LoggerFactory.getLogger(DlioRun.class);
+
+    /**
+     * How to run.
+     *
+     * @param verify    compare every byte read with the regenerated stream
+     * @param parallel  ranks of this process running at once (at least 1)
+     * @param threads   generator threads per file (0: the CPUs shared among {@code parallel})
+     * @param seed      base seed; each file's stream is seeded from it and the file's path
+     * @param source    what generates the bytes
+     * @param customize applied to each file's builder last (the CLI's S3 settings, ...)
+     * @param log       DLIO-style output lines, as rank 0 prints them
+     */
+    public record Options(boolean verify, int parallel, int threads, long seed, DataSource source,
+                          UnaryOperator<StreamingCheckpoint.Builder> customize, Consumer<String> log) {
+        public Options {
+            if (parallel < 1) {
+                throw new IllegalArgumentException("parallel ranks must be at least 1, got " + parallel);
+            }
+            if (threads < 0) {
+                throw new IllegalArgumentException("threads must be >= 0, got " + threads);
+            }
+        }
+
+        /** Defaults: no verification, up to 4 ranks at once, the process seed, output dropped. */
+        public static Options defaults() {
+            return new Options(false, 4, 0, DataSpec.processSeed(), DataSource.AUTO, b -> b, line -> { });
+        }
+
+        public Options withVerify(boolean v) {
+            return new Options(v, parallel, threads, seed, source, customize, log);
+        }
+
+        public Options withParallel(int n) {
+            return new Options(verify, n, threads, seed, source, customize, log);
+        }
+
+        public Options withThreads(int n) {
+            return new Options(verify, parallel, n, seed, source, customize, log);
+        }
+
+        public Options withSeed(long s) {
+            return new Options(verify, parallel, threads, s, source, customize, log);
+        }
+
+        public Options withSource(DataSource s) {
+            return new Options(verify, parallel, threads, seed, s, customize, log);
+        }
+
+        public Options withCustomize(UnaryOperator<StreamingCheckpoint.Builder> c) {
+            return new Options(verify, parallel, threads, seed, source, c, log);
+        }
+
+        public Options withLog(Consumer<String> l) {
+            return new Options(verify, parallel, threads, seed, source, customize, l);
+        }
+    }
+
+    private final CheckpointPlan plan;
+    private final RankGroup group;
+    private final Options options;
+    private final DlioConfig config;
+    private final String folder;
+
+    private DlioRun(CheckpointPlan plan, RankGroup group, Options options) {
+        this.plan = plan;
+        this.group = group;
+        this.options = options;
+        this.config = plan.config();
+        this.folder = folderTarget(config);
+    }
+
+    /**
+     * Runs the checkpoint phase of {@code plan} for the ranks of {@code group}.
+     *
+     * @throws DlioConfigException  when the plan's ranks are not the group's, or the workflow has no
+     *                              checkpoint phase
+     * @throws IOException          when a save or load fails (the message names the file)
+     * @throws InterruptedException when interrupted; files being written are removed by their saves
+     */
+    public static DlioResult run(CheckpointPlan plan, RankGroup group, Options options)
+            throws IOException, InterruptedException {
+        if (plan.ranks() != group.size()) {
+            throw new DlioConfigException("ranks", String.format(Locale.ROOT,
+                    "the plan is for %d ranks but the run has %d", plan.ranks(), group.size()));
+        }
+        if (!plan.config().workflow().checkpoint()) {
+            throw new DlioConfigException("workflow.checkpoint",
+                    "is False: the workload has no checkpoint phase to run (set ++workload.workflow.checkpoint=True)");
+        }
+        return new DlioRun(plan, group, options).run();
+    }
+
+    /** Where the checkpoint folder is: a local path, or {@code s3://storage_root/checkpoint_folder} for s3. */
+    public static String folderTarget(DlioConfig config) {
+        String f = config.checkpoint().folder();
+        if (!"s3".equals(config.storage().type()) || f.contains("://")) {
+            return f;
+        }
+        String bucket = config.storage().root().replaceFirst("^s3://", "").replaceAll("/+$", "");
+        return "s3://" + bucket + "/" + f.replaceFirst("^\\./", "").replaceFirst("^/+", "");
+    }
+
+    private boolean local() {
+        return !folder.contains("://") || folder.startsWith("file://") || folder.startsWith("direct://");
+    }
+
+    private DlioResult run() throws IOException, InterruptedException {
+        LocalDateTime runStart = LocalDateTime.now();
+        long runStartNanos = System.nanoTime();
+        DlioConfig.Checkpoint ck = config.checkpoint();
+        Map<Integer, RankStats> stats = new TreeMap<>();
+        for (int r : group.localRanks()) {
+            stats.put(r, new RankStats(r));
+        }
+        List<FileResult> files = Collections.synchronizedList(new ArrayList<>());
+        List<StepWall> walls = new ArrayList<>();
+        logSizes();
+        try (ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, () -> 0);
+             ExecutorService pool = Executors.newFixedThreadPool(Math.min(options.parallel(),
+                     group.localRanks().size()), named())) {
+            if (ck.numCheckpointsWrite() > 0) {
+                log("Checkpointing write started");
+                for (int i = 1; i <= ck.numCheckpointsWrite(); i++) {
+                    walls.add(step(pool, true, i, stats, files));
+                }
+                log("Checkpointing write finished");
+            }
+            if (ck.numCheckpointsRead() > 0) {
+                int found = group.fromRankZero(this::stepFoldersFound);
+                if (found >= 0 && found < ck.numCheckpointsRead()) {
+                    throw new IOException(String.format(Locale.ROOT,
+                            "%d checkpoints to read (checkpoint.num_checkpoints_read) but %s holds %d",
+                            ck.numCheckpointsRead(), folder, found));
+                }
+                log("Checkpointing read started");
+                for (int i = 1; i <= ck.numCheckpointsRead(); i++) {
+                    walls.add(step(pool, false, i, stats, files));
+                }
+                log("Checkpointing read finished");
+            }
+            long peak = Math.max(sampler.peakSampled(), ProcessMemory.peakRss());
+            for (FileResult f : files) {
+                peak = Math.max(peak, f.peakRssBytes());
+            }
+            List<FileResult> ordered = new ArrayList<>(files);
+            ordered.sort(java.util.Comparator.comparingInt(FileResult::rank).thenComparing(FileResult::operation)
+                    .thenComparingInt(FileResult::checkpoint).thenComparing(FileResult::target));
+            return new DlioResult(plan, group, folder, runStart, LocalDateTime.now(),
+                    (System.nanoTime() - runStartNanos) / 1e9, List.copyOf(stats.values()), ordered, walls, peak,
+                    options.verify());
+        }
+    }
+
+    private void logSizes() {
+        if (plan.parameters() > 0) {
+            log("Total number of parameters in the model: " + plan.parameters());
+        }
+        log(String.format(Locale.ROOT, "Model size: %.6f GB", CheckpointPlan.gib(plan.modelBytes())));
+        log(String.format(Locale.ROOT, "Optimizer state size: %.6f GB", CheckpointPlan.gib(plan.optimizerBytes())));
+        log(String.format(Locale.ROOT, "Total checkpoint size: %.6f GB (%d bytes in %d files per checkpoint)",
+                CheckpointPlan.gib(plan.totalBytes()), plan.totalBytes(), plan.fileCount()));
+        log("fsync: " + (config.checkpoint().fsync() ? "on (each file is fsynced before it counts as written)"
+                : "off (checkpoint.fsync is False)"));
+    }
+
+    /** One save or load of every local rank's files, as DLIO's checkpoint step {@code i}. */
+    private StepWall step(ExecutorService pool, boolean save, int i, Map<Integer, RankStats> stats,
+                          List<FileResult> files) throws IOException, InterruptedException {
+        double pause = config.checkpoint().timeBetweenCheckpoints();
+        if (pause > 0) {
+            Thread.sleep((long) (pause * 1000));
+        }
+        group.barrier();
+        String key = (save ? "save_ckpt" : "load_ckpt") + i;
+        log(String.format(Locale.ROOT, "Starting %s checkpoint %d after total step %d for epoch 1",
+                save ? "saving" : "loading", i, i));
+        LocalDateTime start = LocalDateTime.now();
+        long t0 = System.nanoTime();
+        String step = CheckpointPlan.stepFolder(1, i);
+        List<Future<Long>> running = new ArrayList<>();
+        List<Integer> ranks = group.localRanks();
+        for (int r : ranks) {
+            running.add(pool.submit(() -> {
+                rank(save, i, step, r, files);
+                return System.nanoTime();
+            }));
+        }
+        long[] ends = new long[ranks.size()];
+        try {
+            for (int k = 0; k < running.size(); k++) {
+                ends[k] = running.get(k).get();
+            }
+        } catch (ExecutionException e) {
+            running.forEach(f -> f.cancel(true));
+            throw rethrow(e.getCause());
+        } catch (InterruptedException e) {
+            running.forEach(f -> f.cancel(true));
+            throw e;
+        }
+        long last = t0;
+        for (long end : ends) {
+            last = Math.max(last, end);
+        }
+        if (config.checkpoint().rankSync()) {
+            group.barrier();
+            long synced = System.nanoTime();
+            java.util.Arrays.fill(ends, synced);
+            last = synced;
+        }
+        double sizeGiB = CheckpointPlan.gib(plan.totalBytes());
+        for (int k = 0; k < ranks.size(); k++) {
+            double seconds = (ends[k] - t0) / 1e9;
+            stats.get(ranks.get(k)).add(key, new Timing(start, start.plusNanos(ends[k] - t0), seconds,
+                    seconds > 0 ? sizeGiB / seconds : 0));
+        }
+        Timing first = stats.get(ranks.get(0)).timings().get(key);
+        log(String.format(Locale.ROOT, "Finished %s checkpoint %d for epoch 1 in %.4f s; Throughput: %.4f GB/s",
+                save ? "saving" : "loading", i, first.duration(), first.throughput()));
+        long bytes = 0;
+        for (int r : ranks) {
+            bytes += plan.rank(r).bytes();
+        }
+        return new StepWall(key, (last - t0) / 1e9, bytes);
+    }
+
+    /** One rank's files of one checkpoint, one after the other. */
+    private void rank(boolean save, int i, String step, int rank, List<FileResult> files) throws IOException {
+        int source = rank;
+        if (!save && config.checkpoint().recoveryRankShift()) {
+            if (group.hosts() < 2) {
+                if (rank == 0) {
+                    LOG.warn("this run is on a single host: checkpoint.recovery_rank_shift does not apply");
+                }
+            } else {
+                source = (rank + group.ranksPerHost()) % group.size();
+            }
+        }
+        for (CheckpointPlan.PlannedFile f : plan.rank(source).files()) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new InterruptedIOException("interrupted before " + f.name());
+            }
+            String target = join(join(folder, step), f.name());
+            FileResult r = save ? save(rank, i, target, f.bytes()) : load(rank, i, target);
+            files.add(r);
+        }
+    }
+
+    private FileResult save(int rank, int i, String target, long bytes) throws IOException {
+        StorageTarget where = StorageTarget.parse(target);
+        if (local()) {
+            Path parent = Path.of(where.location()).toAbsolutePath().getParent();
+            Files.createDirectories(parent);
+        }
+        if (bytes == 0) {
+            return empty(rank, i, target, where, true);
+        }
+        DataSpec spec = DataSpec.builder().seed(seedFor(target))
+                .dedupRatio(config.streaming().dedupRatio()).compressRatio(config.streaming().compressRatio()).build();
+        // a file smaller than a chunk needs no chunk-sized buffers
+        long chunk = Math.min(config.streaming().chunkSize(), Math.max(4096, (bytes + 4095) / 4096 * 4096));
+        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(chunk)
+                .buffers(config.streaming().numBuffers()).writersInFlight(config.streaming().writers()).spec(spec)
+                .source(options.source()).threads(threads())
+                .backendOptions(FileOptions.defaults().withFsync(config.checkpoint().fsync()));
+        config.streaming().backend().ifPresent(b::backend);
+        SaveResult r = options.customize().apply(b).build().save(where, bytes);
+        return FileResult.of(rank, i, target, r);
+    }
+
+    private FileResult load(int rank, int i, String target) throws IOException {
+        StorageTarget where = StorageTarget.parse(target);
+        if (local() && Files.isRegularFile(Path.of(where.location()))
+                && !Files.exists(Path.of(where.location() + ".manifest.json"))
+                && Files.size(Path.of(where.location())) == 0) {
+            return empty(rank, i, target, where, false);
+        }
+        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(config.streaming().chunkSize())
+                .buffers(config.streaming().numBuffers()).readersInFlight(config.streaming().writers())
+                .source(options.source()).threads(threads());
+        config.streaming().backend().ifPresent(b::backend);
+        LoadResult r = options.customize().apply(b).build().load(where, options.verify());
+        return FileResult.of(rank, i, target, r);
+    }
+
+    /**
+     * A file of no bytes (DLIO writes one for an empty state): a streaming checkpoint has at least
+     * one byte, so it is created, fsynced as asked, and read back as what it is, without a manifest.
+     */
+    private FileResult empty(int rank, int i, String target, StorageTarget where, boolean save) throws IOException {
+        if (!local()) {
+            throw new IOException(target + ": a file of 0 bytes is planned; streaming checkpoints to " + folder
+                    + " need at least one byte");
+        }
+        long t0 = System.nanoTime();
+        Path file = Path.of(where.location());
+        if (save) {
+            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+                if (config.checkpoint().fsync()) {
+                    ch.force(true);
+                }
+            }
+        } else if (Files.size(file) != 0) {
+            throw new IOException(target + ": expected an empty file, found " + Files.size(file) + " bytes");
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        Map<String, Object> details = new java.util.LinkedHashMap<>();
+        details.put("target", target);
+        details.put("totalBytes", 0L);
+        details.put("totalSeconds", seconds);
+        if (!save) {
+            details.put("verified", options.verify());
+        }
+        return new FileResult(rank, i, save ? "save" : "load", target, 0, seconds, 0, 0, save ? seconds : 0,
+                ProcessMemory.rss(), details);
+    }
+
+    private int threads() {
+        if (options.threads() > 0) {
+            return options.threads();
+        }
+        int together = Math.min(options.parallel(), group.localRanks().size());
+        return together <= 1 ? 0 : Math.max(1, Runtime.getRuntime().availableProcessors() / together);
+    }
+
+    /** Step folders under the checkpoint folder (DLIO's rank 0 lists it before reading), or -1 off local disk. */
+    private int stepFoldersFound() {
+        if (!local()) {
+            return -1; // object stores: the loads themselves say what is missing
+        }
+        Path dir = Path.of(StorageTarget.parse(folder).location());
+        if (!Files.isDirectory(dir)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return (int) s.filter(p -> Files.isDirectory(p)
+                    && p.getFileName().toString().matches("global_epoch\\d+_step\\d+")).count();
+        } catch (IOException e) {
+            LOG.warn("cannot list {}: {}", dir, e.toString());
+            return 0;
+        }
+    }
+
+    private long seedFor(String target) {
+        // SplitMix64's finalizer over the base seed and the path: distinct streams per file and
+        // checkpoint, so no two files share blocks a deduplicating store could fold
+        long z = options.seed() ^ (0x9E3779B97F4A7C15L * (target.hashCode() + 0x632BE59BD9B4E019L));
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    private static String join(String dir, String name) {
+        return dir.endsWith("/") ? dir + name : dir + "/" + name;
+    }
+
+    private void log(String line) {
+        String l = DlioResult.timestamp(LocalDateTime.now()) + " " + line;
+        LOG.debug(l);
+        if (group.hostsRankZero()) {
+            options.log().accept(l);
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory named() {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, "dlio-rank-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static IOException rethrow(Throwable t) {
+        if (t instanceof IOException io) {
+            return io;
+        }
+        if (t instanceof RuntimeException re) {
+            throw re;
+        }
+        if (t instanceof Error err) {
+            throw err;
+        }
+        return new IOException(t);
+    }
+
+    /**
+     * One checkpoint step's timing on one rank, as DLIO's per-epoch statistics record it.
+     *
+     * @param start      when the ranks were released
+     * @param end        when this rank's files were done
+     * @param duration   seconds
+     * @param throughput the whole checkpoint's GiB over {@code duration} (DLIO's formula)
+     */
+    public record Timing(LocalDateTime start, LocalDateTime end, double duration, double throughput) {}
+
+    /** Wall time of one step over every rank of this process, and the bytes they moved. */
+    public record StepWall(String key, double seconds, long bytes) {}
+
+    /** One rank's timings by key ({@code save_ckpt1}, ..., {@code load_ckpt1}, ...). */
+    public static final class RankStats {
+        private final int rank;
+        private final Map<String, Timing> timings = Collections.synchronizedMap(new java.util.LinkedHashMap<>());
+
+        RankStats(int rank) {
+            this.rank = rank;
+        }
+
+        void add(String key, Timing t) {
+            timings.put(key, t);
+        }
+
+        /** The rank. */
+        public int rank() {
+            return rank;
+        }
+
+        /** Its timings in the order they happened. */
+        public Map<String, Timing> timings() {
+            return Collections.unmodifiableMap(timings);
+        }
+    }
+
+    /**
+     * One file saved or loaded.
+     *
+     * @param rank           the rank that did it
+     * @param checkpoint     the checkpoint number (1-based)
+     * @param operation      {@code save} or {@code load}
+     * @param target         the file
+     * @param bytes          its size
+     * @param seconds        wall time
+     * @param generationSeconds fill time (saves) or verification time (loads)
+     * @param ioSeconds      time writes or reads were in flight
+     * @param closeSeconds   fsync, rename and manifest time (saves)
+     * @param peakRssBytes   the process's peak resident memory during it
+     * @param details        the save's or load's figures
+     */
+    public record FileResult(int rank, int checkpoint, String operation, String target, long bytes, double seconds,
+                             double generationSeconds, double ioSeconds, double closeSeconds, long peakRssBytes,
+                             Map<String, Object> details) {
+        static FileResult of(int rank, int i, String target, SaveResult r) {
+            return new FileResult(rank, i, "save", target, r.totalBytes(), r.totalSeconds(), r.generationSeconds(),
+                    r.ioSeconds(), r.closeSeconds(), r.peakRssBytes(), r.toMap());
+        }
+
+        static FileResult of(int rank, int i, String target, LoadResult r) {
+            return new FileResult(rank, i, "load", target, r.totalBytes(), r.totalSeconds(), r.verifySeconds(),
+                    r.readSeconds(), 0, r.peakRssBytes(), r.toMap());
+        }
+    }
+}
