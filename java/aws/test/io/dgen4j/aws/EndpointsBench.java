@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     written, against the same save undisturbed (goal ≥ 0.5); the failed-over object is loaded
  *     back with verification (zero lost or corrupted bytes).
  * </ol>
+ * A set naming gateway 0 twice is measured too: the driver's path over two endpoints on one server,
+ * to tell the driver's cost from that of a second server sharing the machine.
  * Run by scripts/bench-s3-endpoints.sh. Arguments: s3proxyJar [sizeMiB=256] [partMiB=8] [inFlight=4] [rounds=3]
  */
 public final class EndpointsBench {
@@ -49,12 +51,16 @@ public final class EndpointsBench {
             S3Settings setOfOne = single.toBuilder().endpointSet(EndpointSet.of(gw[0].endpoint())).build();
             S3Settings both = single.toBuilder().endpointSet(EndpointSet.builder().endpoint(gw[0].endpoint())
                     .endpoint(gw[1].endpoint()).strategy(EndpointSet.Strategy.ROUND_ROBIN).build()).build();
+            // the driver's two-endpoint path on one server: tells its cost from a second server's
+            S3Settings twiceOne = single.toBuilder().endpointSet(EndpointSet.builder().endpoint(gw[0].endpoint())
+                    .endpoint(gw[0].endpoint()).strategy(EndpointSet.Strategy.ROUND_ROBIN).build()).build();
             DataSpec spec = DataSpec.builder().size(size).seed(1).dedupRatio(1).compressRatio(1).build();
             String target = "s3://" + bucket + "/bench/endpoints.bin";
             System.err.printf(Locale.ROOT, "gateways %s and %s over %s%n", gw[0].endpoint(), gw[1].endpoint(), dir);
 
             double[] plain = new double[rounds];
             double[] one = new double[rounds];
+            double[] twice = new double[rounds];
             double[] calm = new double[rounds];
             double[] hit = new double[rounds];
             save(single, spec, part, inFlight, target, size, null); // warm-up (JIT, clients)
@@ -68,6 +74,7 @@ public final class EndpointsBench {
                     one[r] = save(setOfOne, spec, part, inFlight, target, size, null).totalSeconds();
                     plain[r] = save(single, spec, part, inFlight, target, size, null).totalSeconds();
                 }
+                twice[r] = save(twiceOne, spec, part, inFlight, target, size, null).totalSeconds();
                 calm[r] = save(both, spec, part, inFlight, target, size, null).totalSeconds();
                 AtomicBoolean killed = new AtomicBoolean();
                 SaveResult s = save(both, spec, part, inFlight, target, size, done -> {
@@ -100,6 +107,7 @@ public final class EndpointsBench {
             System.out.printf(Locale.ROOT, "%-44s %9s %9s%n", "", "elapsed s", "MiB/s");
             row("one endpoint, given alone", median(plain), mib);
             row("one endpoint in an endpoint set", median(one), mib);
+            row("gateway 0 twice in a set, round-robin", median(twice), mib);
             row("two gateways, round-robin, undisturbed", median(calm), mib);
             row("two gateways, gateway 1 killed at 25 %", median(hit), mib);
             System.out.printf(Locale.ROOT, "balancing overhead: set of one / alone = %.3f (goal >= 0.97)%n",
@@ -107,8 +115,8 @@ public final class EndpointsBench {
             System.out.printf(Locale.ROOT, "failover: killed mid-save / undisturbed = %.3f (goal >= 0.5)%n",
                     median(calm) / median(hit));
             for (int r = 0; r < rounds; r++) {
-                System.out.printf(Locale.ROOT, "round %d: alone %.2f s, set of one %.2f s, two %.2f s, killed %.2f s%n",
-                        r + 1, plain[r], one[r], calm[r], hit[r]);
+                System.out.printf(Locale.ROOT, "round %d: alone %.2f s, set of one %.2f s, gateway 0 twice %.2f s, two "
+                        + "%.2f s, killed %.2f s%n", r + 1, plain[r], one[r], twice[r], calm[r], hit[r]);
             }
         } finally {
             for (LocalS3Proxy g : gw) {
