@@ -67,7 +67,7 @@ public final class Mpi implements AutoCloseable {
             check((int) mpi.libraryVersion.invokeExact(text, out), "MPI_Get_library_version");
             int len = Math.clamp(out.get(JAVA_INT, 0), 0, MpiBindings.MAX_LIBRARY_VERSION - 1);
             text.set(JAVA_BYTE, len, (byte) 0);
-            this.version = text.getString(0).lines().findFirst().orElse("").strip().replaceAll(",\\s*$", "");
+            this.version = text.getString(0).lines().findFirst().orElse("").split(",")[0].strip();
         } catch (Throwable t) {
             throw rethrow(t, "reading MPI_COMM_WORLD");
         }
