@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #initialize(LaunchInfo)} starts MPI once per process ({@code MPI_Init_thread} asking for
  * {@code MPI_THREAD_SERIALIZED}: calls may come from any thread, this class serializes them). Where MPI
- * was already initialized by someone else, it is used and left for them to finalize. Only Open MPI's ABI
- * is bound (tested with Open MPI 4.1, {@code libmpi.so.40}).
+ * was already initialized by someone else, it is used and left for them to finalize. Both ABIs are bound:
+ * Open MPI's ({@code libmpi.so.40}, tested with 4.1) and MPICH's ({@code libmpich.so.12}, tested with 4.0;
+ * Intel MPI and MVAPICH share it); the launcher's own implementation is tried first.
  *
  * {@snippet :
  * try (Mpi mpi = Mpi.initialize(LaunchInfo.current()).orElseThrow()) {
@@ -32,7 +33,10 @@ import org.slf4j.LoggerFactory;
 public final class Mpi implements AutoCloseable {
     /** Set to {@code true} to never load MPI: each rank works alone. */
     public static final String PROP_DISABLE = "dgen4j.mpi.disable";
-    /** The MPI library to load (a file name such as {@code libmpi.so.40}, or a path) instead of the default. */
+    /**
+     * The MPI library to load (a file name such as {@code libmpi.so.40}, or a path) instead of the
+     * launcher's: Open MPI's {@code libmpi.so.40}, else MPICH's {@code libmpich.so.12} or {@code libmpi.so.12}.
+     */
     public static final String PROP_LIBRARY = "dgen4j.mpi.library";
 
     private static final Logger LOG = LoggerFactory.getLogger(Mpi.class);
@@ -59,15 +63,15 @@ public final class Mpi implements AutoCloseable {
         this.owner = owner;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            check((int) mpi.commRank.invokeExact(mpi.commWorld, out), "MPI_Comm_rank");
+            check((int) mpi.commRank.invoke(mpi.commWorld, out), "MPI_Comm_rank");
             this.rank = out.get(JAVA_INT, 0);
-            check((int) mpi.commSize.invokeExact(mpi.commWorld, out), "MPI_Comm_size");
+            check((int) mpi.commSize.invoke(mpi.commWorld, out), "MPI_Comm_size");
             this.size = out.get(JAVA_INT, 0);
             MemorySegment text = arena.allocate(MpiBindings.MAX_LIBRARY_VERSION);
             check((int) mpi.libraryVersion.invokeExact(text, out), "MPI_Get_library_version");
             int len = Math.clamp(out.get(JAVA_INT, 0), 0, MpiBindings.MAX_LIBRARY_VERSION - 1);
             text.set(JAVA_BYTE, len, (byte) 0);
-            this.version = text.getString(0).lines().findFirst().orElse("").split(",")[0].strip();
+            this.version = text.getString(0).lines().findFirst().orElse("").split(",")[0].strip().replaceAll("\\s+", " ");
         } catch (Throwable t) {
             throw rethrow(t, "reading MPI_COMM_WORLD");
         }
@@ -98,7 +102,7 @@ public final class Mpi implements AutoCloseable {
             }
             MpiBindings b;
             try {
-                b = MpiBindings.load(System.getProperty(PROP_LIBRARY));
+                b = MpiBindings.load(System.getProperty(PROP_LIBRARY), MpiBindings.candidates(launch));
             } catch (LinkageError e) {
                 lastFailure = e.getMessage() + " (set -D" + PROP_LIBRARY + "=/path/to/libmpi.so.40 to name one)";
                 LOG.debug("no MPI: {}", lastFailure);
@@ -159,7 +163,7 @@ public final class Mpi implements AutoCloseable {
 
     /** Waits until every rank has called it ({@code MPI_Barrier}). */
     public void barrier() {
-        call(() -> check((int) mpi.barrier.invokeExact(mpi.commWorld), "MPI_Barrier"));
+        call(() -> check((int) mpi.barrier.invoke(mpi.commWorld), "MPI_Barrier"));
     }
 
     /** Element-wise {@code op} over every rank's {@code values} (all of the same length); every rank gets the result. */
@@ -169,7 +173,7 @@ public final class Mpi implements AutoCloseable {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment send = arena.allocateFrom(JAVA_DOUBLE, values);
                 MemorySegment recv = arena.allocate(JAVA_DOUBLE, Math.max(1, values.length));
-                check((int) mpi.allreduce.invokeExact(send, recv, values.length, mpi.typeDouble, op(op), mpi.commWorld),
+                check((int) mpi.allreduce.invoke(send, recv, values.length, mpi.typeDouble, op(op), mpi.commWorld),
                         "MPI_Allreduce");
                 MemorySegment.copy(recv, JAVA_DOUBLE, 0, result, 0, values.length);
             }
@@ -184,7 +188,7 @@ public final class Mpi implements AutoCloseable {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment send = arena.allocateFrom(JAVA_LONG, values);
                 MemorySegment recv = arena.allocate(JAVA_LONG, Math.max(1, values.length));
-                check((int) mpi.allreduce.invokeExact(send, recv, values.length, mpi.typeInt64, op(op), mpi.commWorld),
+                check((int) mpi.allreduce.invoke(send, recv, values.length, mpi.typeInt64, op(op), mpi.commWorld),
                         "MPI_Allreduce");
                 MemorySegment.copy(recv, JAVA_LONG, 0, result, 0, values.length);
             }
@@ -208,7 +212,7 @@ public final class Mpi implements AutoCloseable {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment len = arena.allocate(JAVA_LONG);
                 len.set(JAVA_LONG, 0, rank == root ? data.length : 0);
-                check((int) mpi.bcast.invokeExact(len, 1, mpi.typeInt64, root, mpi.commWorld), "MPI_Bcast");
+                check((int) mpi.bcast.invoke(len, 1, mpi.typeInt64, root, mpi.commWorld), "MPI_Bcast");
                 long n = len.get(JAVA_LONG, 0);
                 if (n < 0 || n > Integer.MAX_VALUE - 8) {
                     throw new IllegalStateException("MPI_Bcast delivered an impossible length " + n);
@@ -219,7 +223,7 @@ public final class Mpi implements AutoCloseable {
                 }
                 for (long off = 0; off < n; off += MAX_BCAST) {
                     int piece = (int) Math.min(MAX_BCAST, n - off);
-                    check((int) mpi.bcast.invokeExact(buf.asSlice(off, piece), piece, mpi.typeByte, root, mpi.commWorld),
+                    check((int) mpi.bcast.invoke(buf.asSlice(off, piece), piece, mpi.typeByte, root, mpi.commWorld),
                             "MPI_Bcast");
                 }
                 out[0] = buf.asSlice(0, n).toArray(JAVA_BYTE);
@@ -247,7 +251,7 @@ public final class Mpi implements AutoCloseable {
         }
     }
 
-    private MemorySegment op(Op op) {
+    private Object op(Op op) {
         return switch (op) {
             case SUM -> mpi.opSum;
             case MAX -> mpi.opMax;

@@ -12,7 +12,10 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Open MPI's libmpi through FFM under a real {@code mpirun}: every collective of {@link Cluster}, with 2 and 3 ranks. */
+/**
+ * libmpi through FFM under a real launcher: every collective of {@link Cluster} under Open MPI's
+ * {@code mpirun} with 2 and 3 ranks, and under MPICH's {@code mpiexec.mpich} (the other ABI: int handles).
+ */
 class MpiTest {
     @TempDir
     Path dir;
@@ -33,7 +36,11 @@ class MpiTest {
     }
 
     private Map<Integer, Map<String, String>> probe(int n, String... jvmProps) throws Exception {
-        List<String> cmd = new ArrayList<>(Mpirun.prefix(n));
+        return probe(Mpirun.prefix(n), n, jvmProps);
+    }
+
+    private Map<Integer, Map<String, String>> probe(List<String> launcher, int n, String... jvmProps) throws Exception {
+        List<String> cmd = new ArrayList<>(launcher);
         List<String> java = new ArrayList<>(Mpirun.java(MpiProbe.class.getName(), dir.toString()));
         java.addAll(1, List.of(jvmProps));
         cmd.addAll(java);
@@ -54,8 +61,17 @@ class MpiTest {
         checkCollectives(3);
     }
 
+    @Test
+    void everyCollectiveWorksAcrossTwoRanksOfMpich() throws Exception {
+        checkCollectives(Mpirun.mpichPrefix(2), 2, "pmi", "MPICH Version: 4\\..* \\(libmpich\\.so\\.12\\)");
+    }
+
     private void checkCollectives(int n) throws Exception {
-        Map<Integer, Map<String, String>> ranks = probe(n);
+        checkCollectives(Mpirun.prefix(n), n, "openmpi", "Open MPI v\\d+\\.\\d+.* \\(libmpi\\.so\\.40\\)");
+    }
+
+    private void checkCollectives(List<String> launcher, int n, String launcherName, String library) throws Exception {
+        Map<Integer, Map<String, String>> ranks = probe(launcher, n);
         double dsum = 0;
         long lsum = 0;
         StringBuilder gather = new StringBuilder();
@@ -68,9 +84,9 @@ class MpiTest {
         }
         for (int r = 0; r < n; r++) {
             Map<String, String> m = ranks.get(r);
-            assertEquals(String.format("rank %d of %d (local %d of %d, openmpi)", r, n, r, n), m.get("launch"));
+            assertEquals(String.format("rank %d of %d (local %d of %d, %s)", r, n, r, n, launcherName), m.get("launch"));
             assertEquals("true", m.get("coordinated"), m.toString());
-            assertTrue(m.get("library").matches("Open MPI v\\d+\\.\\d+.* \\(libmpi\\.so\\.40\\)"), m.get("library"));
+            assertTrue(m.get("library").matches(library), m.get("library"));
             assertEquals("-", m.get("alone"));
             assertEquals(String.valueOf(dsum), m.get("dsum"));
             assertEquals(String.valueOf(n - 0.5), m.get("dmax"));

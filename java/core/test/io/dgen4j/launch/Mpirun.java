@@ -27,18 +27,31 @@ public final class Mpirun {
 
     /** The {@code mpirun} on the PATH (or Debian's {@code /usr/bin/mpirun}); fails the test when there is none. */
     public static Path find() {
+        return find("mpirun", "mpirun (Open MPI)", "openmpi-bin");
+    }
+
+    private static Path find(String name, String what, String debianPackage) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            Path p = Path.of(dir.isEmpty() ? "." : dir, "mpirun");
+            Path p = Path.of(dir.isEmpty() ? "." : dir, name);
             if (Files.isExecutable(p)) {
                 return p;
             }
         }
-        Path debian = Path.of("/usr/bin/mpirun");
+        Path debian = Path.of("/usr/bin", name);
         if (Files.isExecutable(debian)) {
             return debian;
         }
-        throw new AssertionError("this test needs mpirun (Open MPI) and finds none on the PATH: install Debian's "
-                + "openmpi-bin (apt-get install openmpi-bin; .ci/run does)");
+        throw new AssertionError(String.format("this test needs %s and finds no %s on the PATH: install Debian's %s "
+                + "(apt-get install %s; .ci/run does)", what, name, debianPackage, debianPackage));
+    }
+
+    /**
+     * MPICH's launcher ({@code mpiexec.mpich}, Hydra) with {@code -np n}, on loopback; fails the test when
+     * Debian's {@code mpich} is not installed.
+     */
+    public static List<String> mpichPrefix(int ranks) {
+        return new ArrayList<>(List.of(find("mpiexec.mpich", "MPICH's Hydra launcher", "mpich").toString(),
+                "-iface", "lo", "-np", Integer.toString(ranks)));
     }
 
     /** The launcher's arguments before the command: {@code mpirun ... -np n}. */
