@@ -139,6 +139,25 @@ class MpirunCliTest {
     }
 
     @Test
+    void underMpichsLauncherTooRankZeroPrintsTheOnlyDocument() throws Exception {
+        List<String> cmd = new ArrayList<>(Mpirun.mpichPrefix(2));
+        cmd.addAll(Mpirun.java(Main.class.getName(), "save", dir.resolve("m").toString(), "--size", "2MiB", "--chunk",
+                "1MiB", "--no-progress", "--json"));
+        Mpirun.Result save = Mpirun.run(dir, Map.of(), cmd, 180);
+        ok(save);
+        Map<String, Object> m = JsonRead.object(save.out()); // one document: the other rank printed nothing
+        @SuppressWarnings("unchecked")
+        Map<String, Object> launch = (Map<String, Object>) m.get("launch");
+        assertEquals("pmi", launch.get("launcher"));
+        assertTrue(String.valueOf(launch.get("mpi")).matches("MPICH Version: 4\\..* \\(libmpich\\.so\\.12\\)"),
+                launch.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> aggregate = (Map<String, Object>) m.get("aggregate");
+        assertEquals(4L << 20, ((Number) aggregate.get("totalBytes")).longValue());
+        assertNotEquals(seedOf(dir.resolve("m.rank0.manifest.json")), seedOf(dir.resolve("m.rank1.manifest.json")));
+    }
+
+    @Test
     void aRankThatFailsIsReportedByRankZeroAndNobodyHangs() throws Exception {
         Mpirun.Result save = dgen4j(2, Map.of(), List.of(), "save", dir.resolve("f").toString(), "--size", "1MiB",
                 "--chunk", "1MiB", "--no-progress");
