@@ -98,7 +98,9 @@ public final class Mpi implements AutoCloseable {
                 return Optional.empty();
             }
             if (instance != null) {
-                throw new IllegalStateException("MPI is already initialized by dgen4j in this process; use that Mpi");
+                throw new IllegalStateException(instance.isClosed()
+                        ? "MPI was finalized in this process: it cannot start again"
+                        : "MPI is already initialized by dgen4j in this process; use that Mpi (one per process)");
             }
             MpiBindings b;
             try {
@@ -230,6 +232,15 @@ public final class Mpi implements AutoCloseable {
             }
         });
         return out[0];
+    }
+
+    private boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Finalizes MPI ({@code MPI_Finalize}) where this class initialized it; later calls fail. Idempotent. */
