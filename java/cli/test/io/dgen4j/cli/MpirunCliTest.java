@@ -112,8 +112,8 @@ class MpirunCliTest {
 
     @Test
     void jsonIsOneDocumentFromRankZeroAndAnExplicitSeedStillDiffersPerRank() throws Exception {
-        Mpirun.Result save = dgen4j(2, Map.of(), List.of(), "save", dir.resolve("p-{rank}.bin").toString(), "--size",
-                "2MiB", "--chunk", "1MiB", "--seed", "11", "--no-progress", "--json");
+        Mpirun.Result save = dgen4j(2, Map.of(), List.of("--bind-to", "core"), "save", dir.resolve("p-{rank}.bin").toString(),
+                "--size", "2MiB", "--chunk", "1MiB", "--seed", "11", "--no-progress", "--json");
         ok(save);
         Map<String, Object> m = JsonRead.object(save.out()); // one document, nothing else on stdout
         assertEquals(dir.resolve("p-0.bin").toString(), m.get("target"));
@@ -130,12 +130,27 @@ class MpirunCliTest {
             assertEquals(Long.toUnsignedString(io.dgen4j.launch.Shards.seed(11, r)),
                     seedOf(dir.resolve("p-" + r + ".bin.manifest.json")));
             assertEquals(Boolean.TRUE, perRank.get(r).get("ok"));
-            assertTrue(((Number) perRank.get(r).get("threads")).longValue() >= 1);
+            // bound to one core each: the mask as it is (one CPU), never divided again
+            assertEquals(1L, ((Number) perRank.get(r).get("threads")).longValue(), perRank.toString());
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> launch = (Map<String, Object>) m.get("launch");
         assertEquals("11", launch.get("baseSeed"));
         assertTrue(String.valueOf(launch.get("mpi")).startsWith("Open MPI v4."), launch.toString());
+    }
+
+    @Test
+    void unboundRanksShareTheirMaskWithTheOtherLocalRanks() throws Exception {
+        Mpirun.Result save = dgen4j(2, Map.of(), List.of("--bind-to", "none"), "save", dir.resolve("u").toString(),
+                "--size", "1MiB", "--chunk", "1MiB", "--no-progress", "--json");
+        ok(save);
+        // the ranks inherit this JVM's mask: this JVM's rule for 2 local ranks is theirs
+        long expected = io.dgen4j.launch.CpuBudget.threadsFor(new io.dgen4j.launch.LaunchInfo(0, 2, 0, 2, "openmpi"));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> perRank = (List<Map<String, Object>>) JsonRead.object(save.out()).get("perRank");
+        for (Map<String, Object> r : perRank) {
+            assertEquals(expected, ((Number) r.get("threads")).longValue(), perRank.toString());
+        }
     }
 
     @Test
