@@ -41,16 +41,42 @@ final class LoadCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         options.check();
-        io.dgen4j.storage.StorageTarget where = io.dgen4j.storage.StorageTarget.parse(target);
-        long size = sizeOf(where);
-        LoadResult r;
-        try (Progress bar = progress.bar(verify ? "load+verify" : "load", size)) {
-            r = backend.apply(options.builder(bar::update), where).build().load(where, verify);
-        }
-        if (json) {
-            out.println(Json.write(r.toMap()));
-        } else {
-            Reports.load(out, r);
+        io.dgen4j.storage.StorageTarget.parse(target); // a malformed target is a usage error before anything starts
+        // Under mpirun/srun each rank loads its own shard (named as save names it); rank 0 reports for all.
+        try (Ranks ranks = Ranks.open(command.commandLine().getErr())) {
+            io.dgen4j.storage.StorageTarget where = io.dgen4j.storage.StorageTarget.parse(ranks.target(target));
+            options.threads = ranks.threads(options.threads);
+            long size = sizeOf(where);
+            LoadResult r = null;
+            Exception failure = null;
+            double seconds = 0;
+            try (Progress bar = progress.bar(verify ? "load+verify" : "load", size)) {
+                io.dgen4j.checkpoint.StreamingCheckpoint ckpt = null;
+                try {
+                    ckpt = backend.apply(options.builder(bar::update), where).build();
+                } catch (RuntimeException e) {
+                    failure = e; // still meet the other ranks below, so that none waits forever
+                }
+                ranks.startTogether();
+                long start = System.nanoTime();
+                if (failure == null) {
+                    try {
+                        r = ckpt.load(where, verify);
+                    } catch (IOException | RuntimeException e) {
+                        failure = e;
+                    }
+                }
+                seconds = (System.nanoTime() - start) / 1e9;
+            }
+            Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds, null, options.threads, r != null);
+            if (failure instanceof IOException e) {
+                throw e;
+            } else if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            LoadResult done = r;
+            ranks.report(out, json, verify ? "loaded and verified" : "loaded", done.toMap(), () -> Reports.load(out, done),
+                    target, all);
         }
         out.flush();
         return 0;

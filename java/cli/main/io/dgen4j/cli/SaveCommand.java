@@ -43,24 +43,54 @@ final class SaveCommand implements Callable<Integer> {
     @Mixin
     StorageBackendOptions backend;
 
+    @Option(names = "--same-seed", description = {"Under mpirun/srun: every rank uses the same seed (--seed, else rank 0's),",
+            "so all shards hold the same stream. Default: the seed mixed with the rank, so every shard differs."})
+    boolean sameSeed;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
-        StorageTarget where = StorageTarget.parse(target);
+        StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         options.check();
         if (oldMethod) {
             Limits.memory(size, "--old-method holds the whole checkpoint in memory: it",
                     "use a smaller --size, or the streaming save (without --old-method)");
         }
-        SaveResult r;
-        try (Progress bar = progress.bar(oldMethod ? "save (old)" : "save", size)) {
-            StreamingCheckpoint ckpt = backend.apply(options.builder(bar::update), where).build();
-            r = oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size);
-        }
-        if (json) {
-            out.println(Json.write(r.toMap()));
-        } else {
-            Reports.save(out, r);
+        // Under mpirun/srun each rank saves its own shard with its own seed; rank 0 reports for all (Ranks).
+        try (Ranks ranks = Ranks.open(command.commandLine().getErr())) {
+            StorageTarget where = StorageTarget.parse(ranks.target(target));
+            options.data.seed = ranks.rankSeed(ranks.baseSeed(options.data.seed), sameSeed);
+            options.data.threads = ranks.threads(options.data.threads);
+            SaveResult r = null;
+            Exception failure = null;
+            double seconds = 0;
+            try (Progress bar = progress.bar(oldMethod ? "save (old)" : "save", size)) {
+                StreamingCheckpoint ckpt = null;
+                try {
+                    ckpt = backend.apply(options.builder(bar::update), where).build();
+                } catch (RuntimeException e) {
+                    failure = e; // still meet the other ranks below, so that none waits forever
+                }
+                ranks.startTogether();
+                long start = System.nanoTime();
+                if (failure == null) {
+                    try {
+                        r = oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size);
+                    } catch (IOException | RuntimeException e) {
+                        failure = e;
+                    }
+                }
+                seconds = (System.nanoTime() - start) / 1e9;
+            }
+            Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds,
+                    r == null ? 0L : Long.parseUnsignedLong(r.seed()), options.data.threads, r != null);
+            if (failure instanceof IOException e) {
+                throw e;
+            } else if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            SaveResult done = r;
+            ranks.report(out, json, "saved", done.toMap(), () -> Reports.save(out, done), target, all);
         }
         out.flush();
         return 0;

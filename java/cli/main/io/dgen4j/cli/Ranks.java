@@ -1,0 +1,239 @@
+package io.dgen4j.cli;
+
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.launch.Cluster;
+import io.dgen4j.launch.CpuBudget;
+import io.dgen4j.launch.LaunchInfo;
+import io.dgen4j.launch.Mpi;
+import io.dgen4j.launch.Shards;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A save or load run as one rank of an {@code mpirun}/{@code srun} launch: this rank's shard name, seed
+ * and thread count, the common start, and the gathering of every rank's figures to rank 0, which alone
+ * prints the aggregate. Outside a launch everything is as for a single process (the target unchanged).
+ *
+ * <p>MPI is started only for the launch of this process's own environment; a command run with another
+ * environment ({@link Main#run(String[], PrintWriter, PrintWriter, Map)}) names its shards and seeds by it
+ * but works alone.
+ */
+final class Ranks implements AutoCloseable {
+    private final LaunchInfo launch;
+    private final Cluster cluster;
+    private Long baseSeed;
+    private boolean sameSeed;
+
+    private Ranks(LaunchInfo launch, Cluster cluster) {
+        this.launch = launch;
+        this.cluster = cluster;
+    }
+
+    /** The launch of this command's environment; a launched rank without MPI says so on {@code err}, once. */
+    static Ranks open(PrintWriter err) {
+        Map<String, String> env = Main.environment();
+        LaunchInfo launch = LaunchInfo.fromEnvironment(env);
+        if (!launch.launched()) {
+            return new Ranks(launch, Cluster.alone(launch, "not launched"));
+        }
+        Cluster cluster = env.equals(System.getenv()) ? Cluster.open(launch)
+                : Cluster.alone(launch, "the command's environment is not this process's, so MPI is not started");
+        if (!cluster.coordinated()) {
+            err.printf(Locale.ROOT, "dgen4j: %s without MPI (%s): this rank works alone and the aggregate is "
+                    + "unavailable%n", launch.describe(), cluster.whyAlone().orElse("?"));
+            err.flush();
+        }
+        return new Ranks(launch, cluster);
+    }
+
+    boolean launched() {
+        return launch.launched();
+    }
+
+    LaunchInfo launch() {
+        return launch;
+    }
+
+    Cluster cluster() {
+        return cluster;
+    }
+
+    /** Whether this rank prints: always outside a launch or without MPI; rank 0 alone under MPI. */
+    boolean prints() {
+        return !cluster.coordinated() || cluster.isRoot();
+    }
+
+    /** This rank's target ({@link Shards#target}). */
+    String target(String target) {
+        return Shards.target(target, launch);
+    }
+
+    /**
+     * The job's base seed: {@code explicit}, else rank 0's random seed given to every rank (with MPI), else
+     * this rank's own; {@code null} outside a launch (the data options' own default applies).
+     */
+    Long baseSeed(Long explicit) {
+        if (!launch.launched()) {
+            return explicit;
+        }
+        long mine = explicit != null ? explicit : DataSpec.processSeed();
+        baseSeed = cluster.broadcast(mine);
+        return baseSeed;
+    }
+
+    /** This rank's seed from the base: the base itself with {@code same}, else {@link Shards#seed}. */
+    Long rankSeed(Long base, boolean same) {
+        sameSeed = same;
+        if (!launch.launched() || base == null) {
+            return base;
+        }
+        return same ? base : Shards.seed(base, launch.rank());
+    }
+
+    /** Generator threads: {@code requested} when set, else this rank's share of the CPUs ({@link CpuBudget}) under a launch. */
+    int threads(int requested) {
+        return requested > 0 || !launch.launched() ? requested : CpuBudget.threadsFor(launch);
+    }
+
+    /** Waits for every rank, so that the timed part starts together. */
+    void startTogether() {
+        cluster.barrier();
+    }
+
+    /**
+     * Every rank's figures, on every rank (a collective: each rank calls it once, failed or not, so that
+     * none waits forever). Without MPI: this rank's alone.
+     */
+    Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok) {
+        long[] figures = cluster.allreduce(slots(bytes, seed == null ? 0 : seed, threads, ok ? 1 : 0), Mpi.Op.SUM);
+        double[] times = cluster.gather(seconds);
+        int n = times.length;
+        long[] b = new long[n];
+        long[] s = new long[n];
+        int[] t = new int[n];
+        boolean[] fine = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = figures[SLOTS * i];
+            s[i] = figures[SLOTS * i + 1];
+            t[i] = (int) figures[SLOTS * i + 2];
+            fine[i] = figures[SLOTS * i + 3] != 0;
+        }
+        return new Gathered(new Aggregate(b, times, fine), seed == null ? null : s, t);
+    }
+
+    /** Figures per rank in the gathered array: bytes, seed, threads, ok. */
+    private static final int SLOTS = 4;
+
+    private long[] slots(long bytes, long seed, long threads, long ok) {
+        int n = cluster.coordinated() ? launch.size() : 1;
+        int at = cluster.coordinated() ? launch.rank() : 0;
+        long[] v = new long[SLOTS * n];
+        v[SLOTS * at] = bytes;
+        v[SLOTS * at + 1] = seed;
+        v[SLOTS * at + 2] = threads;
+        v[SLOTS * at + 3] = ok;
+        return v;
+    }
+
+    /** Every rank's figures, indexed by rank (with MPI), and their seeds ({@code null} for runs without one). */
+    record Gathered(Aggregate aggregate, long[] seeds, int[] threads) {}
+
+    /**
+     * Prints one run's outcome under a launch: with MPI, rank 0 prints its own report, a line per rank and the
+     * aggregate line (or one JSON document with all of it); the other ranks print nothing on stdout. Without
+     * MPI each rank prints its own report and says the aggregate is unavailable.
+     */
+    void report(PrintWriter out, boolean json, String verb, Map<String, Object> own, Runnable ownText,
+                String rawTarget, Gathered g) {
+        boolean seeds = g.seeds() != null;
+        if (!launch.launched()) {
+            if (json) {
+                out.println(Json.write(own));
+            } else {
+                ownText.run();
+            }
+            return;
+        }
+        if (!prints()) {
+            return;
+        }
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>(own);
+            m.put("launch", launchMap());
+            m.put("perRank", cluster.coordinated() ? perRank(rawTarget, g, seeds) : null);
+            m.put("aggregate", cluster.coordinated() ? g.aggregate().toMap() : null);
+            out.println(Json.write(m));
+            return;
+        }
+        ownText.run();
+        if (!cluster.coordinated()) {
+            out.printf(Locale.ROOT, "%s: aggregate unavailable without MPI (%s); each rank reported alone%n",
+                    launch.describe(), cluster.whyAlone().orElse("?"));
+            return;
+        }
+        out.printf(Locale.ROOT, "  ranks         %d (%s launch, %s)%s%n", launch.size(), launch.launcher(),
+                cluster.mpiLibrary().orElse("?"), baseSeed == null ? "" : ", base seed "
+                        + Long.toUnsignedString(baseSeed) + (sameSeed ? " on every rank" : " mixed with each rank"));
+        Aggregate a = g.aggregate();
+        for (int r = 0; r < a.ranks(); r++) {
+            out.printf(Locale.ROOT, "  rank %-4d     %s  %s%s  %d thread(s)  %.3f s  %.3f GB/s%s%n", r,
+                    shard(rawTarget, r), Aggregate.human(a.bytes()[r]),
+                    seeds ? "  seed " + Long.toUnsignedString(g.seeds()[r]) : "", g.threads()[r], a.seconds()[r],
+                    Aggregate.rate(a.bytes()[r], a.seconds()[r]), a.ok()[r] ? "" : "  FAILED");
+        }
+        if (!a.failed().isEmpty()) {
+            out.printf(Locale.ROOT, "aggregate: unavailable, rank(s) %s failed (their own messages say why)%n", a.failed());
+            return;
+        }
+        out.println(a.line(verb));
+    }
+
+    private Map<String, Object> launchMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rank", launch.rank());
+        m.put("size", launch.size());
+        m.put("localRank", launch.localRank());
+        m.put("localSize", launch.localSize());
+        m.put("launcher", launch.launcher());
+        m.put("mpi", cluster.mpiLibrary().orElse(null));
+        m.put("alone", cluster.whyAlone().orElse(null));
+        if (baseSeed != null) {
+            m.put("baseSeed", Long.toUnsignedString(baseSeed));
+        }
+        return m;
+    }
+
+    /** Rank {@code r}'s target (every rank names its shard by the same rule). */
+    private String shard(String rawTarget, int r) {
+        return Shards.target(rawTarget, new LaunchInfo(r, launch.size(), 0, 1, launch.launcher()));
+    }
+
+    private List<Map<String, Object>> perRank(String rawTarget, Gathered g, boolean seeds) {
+        Aggregate a = g.aggregate();
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (int r = 0; r < a.ranks(); r++) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("rank", r);
+            m.put("target", shard(rawTarget, r));
+            if (seeds) {
+                m.put("seed", Long.toUnsignedString(g.seeds()[r]));
+            }
+            m.put("threads", g.threads()[r]);
+            m.put("bytes", a.bytes()[r]);
+            m.put("seconds", Aggregate.round(a.seconds()[r]));
+            m.put("GBps", Aggregate.round(Aggregate.rate(a.bytes()[r], a.seconds()[r])));
+            m.put("ok", a.ok()[r]);
+            list.add(m);
+        }
+        return list;
+    }
+
+    @Override
+    public void close() {
+        cluster.close();
+    }
+}
