@@ -8,6 +8,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 
 /**
@@ -56,6 +58,46 @@ final class CrtErrors {
         return unwrap(t) instanceof SdkClientException;
     }
 
+    /**
+     * Whether {@code failure} is the endpoint's fault, so that another endpoint may succeed: no
+     * answer at all (connection refused or reset, DNS, a TLS handshake that failed, a timeout, the
+     * CRT's "Failed to send the request"), or HTTP 5xx. An answer in 4xx, a request the client
+     * refused to build, a cancellation or an interrupt are the request's: another endpoint would
+     * say the same.
+     */
+    static boolean endpointsFault(Throwable failure) {
+        Throwable t = unwrap(failure);
+        if (t instanceof AwsServiceException e) {
+            return e.statusCode() >= 500;
+        }
+        if (t instanceof CancellationException || t instanceof InterruptedException
+                || t instanceof InterruptedIOException) {
+            return false;
+        }
+        if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException) {
+            return true;
+        }
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof IOException || c instanceof java.util.concurrent.TimeoutException) {
+                return true; // connect, reset, TLS (SSLException), socket timeout
+            }
+            String m = c.getMessage() == null ? "" : c.getMessage().toLowerCase(Locale.ROOT);
+            if (m.startsWith("failed to send the request") || NO_ANSWER.matcher(m).find()) {
+                return true;
+            }
+            if (c.getClass().getName().equals("software.amazon.awssdk.crt.CrtRuntimeException")
+                    && (m.contains("aws_io_") || m.contains("aws_error_http_"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What the CRT's error strings say when no answer came: {@code CRT.awsErrorString} of aws-c-io and aws-c-http errors. */
+    private static final java.util.regex.Pattern NO_ANSWER = java.util.regex.Pattern.compile(
+            "socket|connection (refused|reset|closed|has closed)|timed out|timeout|tls|ssl|negotiation|dns|host name"
+                    + "|broken pipe|network|unreachable");
+
     /** Whether a request failed because the object or upload does not exist. */
     static boolean notFound(Throwable t) {
         return status(t) == 404;
@@ -68,12 +110,13 @@ final class CrtErrors {
     static IOException describe(String operation, String object, S3Settings s, Throwable failure) {
         Throwable t = unwrap(failure);
         if (t instanceof InterruptedException || t instanceof InterruptedIOException) {
-            return new InterruptedIOException(operation + " of " + object + " interrupted");
-        }
-        if (t instanceof CancellationException) {
-            return new IOException(operation + " of " + object + " was cancelled", t);
+            return new InterruptedIOException(operation + " of " + object + " at " + s.endpointDescription()
+                    + " interrupted");
         }
         String endpoint = s.endpointDescription();
+        if (t instanceof CancellationException) {
+            return new IOException(operation + " of " + object + " at " + endpoint + " was cancelled", t);
+        }
         if (t instanceof AwsServiceException e) {
             int status = e.statusCode();
             String code = code(e);
@@ -97,9 +140,6 @@ final class CrtErrors {
             return new IOException(String.format("%s of %s failed: cannot reach the S3 endpoint %s: %s%s", operation,
                     object, endpoint, m.replaceFirst("^Failed to send the request: ", ""), hint), t);
         }
-        if (t instanceof IOException io) {
-            return io;
-        }
-        return new IOException(String.format("%s of %s failed: %s", operation, object, oneLine(t)), t);
+        return new IOException(String.format("%s of %s failed at %s: %s", operation, object, endpoint, oneLine(t)), t);
     }
 }

@@ -1,0 +1,304 @@
+package io.dgen4j.crt;
+
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Transport;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
+
+/**
+ * The S3 calls of the {@code crt} backend against one endpoint, through one CRT-based
+ * {@link S3AsyncClient} created once: one request per call, no retry on another endpoint (the CRT
+ * retries on the same one, {@value CrtClients#RETRIES} times at most, within its timeouts).
+ *
+ * <p>Copies: a part's body is the caller's segment itself ({@link AsyncRequestBody#fromRemainingByteBufferUnsafe});
+ * the CRT's JNI body stream copies it once into a native buffer of the part's size (its UploadPart,
+ * a "default" meta request, reads the whole body before sending so that it can retry it). A ranged
+ * GET's pieces arrive as heap arrays (the JNI copy out of the CRT's buffer) and are copied into the
+ * caller's segment on the CRT's thread: two copies per byte read, the least the CRT's Java binding
+ * allows. A segment confined to the calling thread is filled on that thread instead (see
+ * {@link #getRange}).
+ *
+ * <p>With {@link S3Settings.ChecksumMode#FULL} the upload is created with CRC32, every part sends
+ * one and the completion lists them.
+ */
+public final class CrtTransport implements S3Transport {
+    private static final Logger LOG = LoggerFactory.getLogger(CrtTransport.class);
+    /** Requests in flight the client is sized for when the settings set none. */
+    static final int DEFAULT_IN_FLIGHT = 16;
+    /** Stands for the CRT's threads (never started): a segment it may access is not thread-confined. */
+    static final Thread ELSEWHERE = Thread.ofPlatform().unstarted(() -> { });
+
+    private final S3AsyncClient client;
+    private final S3Settings settings;
+    private final String endpoint;
+    private final boolean fullChecksums;
+    private final PartFault fault;
+    private volatile boolean warnedConfined;
+
+    private CrtTransport(S3AsyncClient client, S3Settings settings, PartFault fault) {
+        this.client = client;
+        this.settings = settings;
+        this.endpoint = settings.endpoint().map(Object::toString).orElseGet(settings::endpointDescription);
+        this.fullChecksums = CrtClients.fullChecksums(settings);
+        this.fault = fault;
+    }
+
+    /**
+     * A transport for the one endpoint of {@code settings} (the first of a set), its client sized
+     * for the settings' requests in flight (else {@value #DEFAULT_IN_FLIGHT}).
+     *
+     * @throws IOException when the CRT cannot be used here, there are no credentials, or the CA
+     *                     bundle cannot be used by this client
+     */
+    public static CrtTransport open(S3Settings settings) throws IOException {
+        return open(settings, settings.maxInFlight().orElse(DEFAULT_IN_FLIGHT), null);
+    }
+
+    /**
+     * A transport whose client has room for {@code inFlight} data requests at once; {@code fault},
+     * when not null, spoils one part number of every upload (tests).
+     */
+    static CrtTransport open(S3Settings settings, int inFlight, PartFault fault) throws IOException {
+        // Ranged GETs up to this size go as one request; UploadPart requests are never split.
+        long crtPart = settings.partSize().orElse(CrtClients.MAX_CRT_PART);
+        S3AsyncClient client = CrtClients.open(settings, inFlight, crtPart, settings.endpointDescription());
+        return new CrtTransport(client, settings, fault);
+    }
+
+    @Override
+    public String endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public CompletableFuture<Void> headBucket(String bucket) {
+        return start(() -> client.headBucket(r -> r.bucket(bucket)).thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
+        return start(() -> client.createMultipartUpload(r -> {
+            r.bucket(where.bucket()).key(where.key()).metadata(metadata);
+            if (fullChecksums) {
+                r.checksumAlgorithm(ChecksumAlgorithm.CRC32);
+            }
+        }).thenApply(r -> r.uploadId()));
+    }
+
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body) {
+        return start(() -> {
+            UploadPartRequest.Builder r = UploadPartRequest.builder().bucket(where.bucket()).key(where.key())
+                    .uploadId(uploadId).partNumber(partNumber).contentLength(body.byteSize());
+            if (fullChecksums) {
+                r.checksumAlgorithm(ChecksumAlgorithm.CRC32);
+            }
+            if (fault != null && fault.part() == partNumber) {
+                r.contentMD5(PartFault.WRONG_MD5);
+            }
+            // The segment's own memory, no copy on the Java side; the CRT copies it once (see above).
+            return client.uploadPart(r.build(), AsyncRequestBody.fromRemainingByteBufferUnsafe(readable(body, where)))
+                    .thenApply(p -> new UploadedPart(partNumber, p.eTag(), p.checksumCRC32()));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
+        return start(() -> {
+            List<CompletedPart> done = parts.stream().map(p -> {
+                CompletedPart.Builder c = CompletedPart.builder().partNumber(p.number()).eTag(p.etag());
+                if (fullChecksums && p.checksum() != null) {
+                    c.checksumCRC32(p.checksum());
+                }
+                return c.build();
+            }).toList();
+            return client.completeMultipartUpload(r -> r.bucket(where.bucket()).key(where.key()).uploadId(uploadId)
+                    .multipartUpload(m -> m.parts(done))).thenApply(r -> null);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> abortMultipartUpload(S3Location where, String uploadId) {
+        return start(() -> client.abortMultipartUpload(r -> r.bucket(where.bucket()).key(where.key())
+                .uploadId(uploadId))).handle((r, e) -> {
+                    if (e != null && !CrtErrors.notFound(e)) {
+                        throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
+                    }
+                    return null; // aborted, or gone already (404 NoSuchUpload)
+                });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        return start(() -> listPage(where, uploadId, null, null));
+    }
+
+    /** One page of ListMultipartUploads on the key, then the next while the upload is not found. */
+    private CompletableFuture<Boolean> listPage(S3Location where, String uploadId, String keyMarker, String idMarker) {
+        return client.listMultipartUploads(r -> {
+            r.bucket(where.bucket()).prefix(where.key());
+            if (keyMarker != null) {
+                r.keyMarker(keyMarker).uploadIdMarker(idMarker);
+            }
+        }).thenCompose((ListMultipartUploadsResponse page) -> {
+            for (MultipartUpload u : page.uploads()) {
+                if (u.key().equals(where.key()) && u.uploadId().equals(uploadId)) {
+                    return CompletableFuture.completedFuture(true);
+                }
+            }
+            if (!Boolean.TRUE.equals(page.isTruncated()) || page.nextKeyMarker() == null) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return listPage(where, uploadId, page.nextKeyMarker(), page.nextUploadIdMarker());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body) {
+        return start(() -> client.putObject(r -> r.bucket(where.bucket()).key(where.key())
+                        .contentLength(body.byteSize()).metadata(metadata),
+                body.byteSize() == 0 ? AsyncRequestBody.empty()
+                        : AsyncRequestBody.fromRemainingByteBufferUnsafe(readable(body, where)))
+                .thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
+        return start(() -> client.headObject(r -> r.bucket(where.bucket()).key(where.key()))).handle((h, e) -> {
+            if (e != null) {
+                if (CrtErrors.notFound(e)) {
+                    return Optional.<ObjectHead>empty();
+                }
+                throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
+            }
+            Map<String, String> meta = new HashMap<>();
+            h.metadata().forEach((k, v) -> meta.put(k.toLowerCase(Locale.ROOT), v));
+            return Optional.of(new ObjectHead(h.contentLength() == null ? 0 : h.contentLength(), h.eTag(),
+                    Map.copyOf(meta)));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> deleteObject(S3Location where) {
+        return start(() -> client.deleteObject(r -> r.bucket(where.bucket()).key(where.key()))).handle((r, e) -> {
+            if (e != null && !CrtErrors.notFound(e)) {
+                throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
+            }
+            return null;
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A {@code dst} readable from any thread is filled by the CRT's threads as the body arrives,
+     * and this returns at once. A {@code dst} confined to the calling thread cannot be touched by
+     * them: the body is then copied into it on this thread, and this returns when the GET has ended
+     * (with a completed future). A {@code dst} confined to another thread is refused.
+     */
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        long len = dst.byteSize();
+        if (offset < 0 || len == 0) {
+            return offset < 0 ? CompletableFuture.failedFuture(new IllegalArgumentException("negative offset "
+                    + offset + " of " + object(where))) : CompletableFuture.completedFuture(0L);
+        }
+        String range = String.format("bytes %d..%d of %s", offset, offset + len, object(where));
+        GetObjectRequest.Builder r = GetObjectRequest.builder().bucket(where.bucket()).key(where.key())
+                .range("bytes=" + offset + "-" + (offset + len - 1));
+        if (etag != null) {
+            r.ifMatch(etag);
+        }
+        if (dst.isAccessibleBy(ELSEWHERE)) {
+            return start(() -> client.getObject(r.build(), new RangeSink(dst, range)));
+        }
+        if (!dst.isAccessibleBy(Thread.currentThread())) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("the segment to read " + range
+                    + " into is confined to another thread"));
+        }
+        SegmentSink sink = new SegmentSink();
+        CompletableFuture<Void> f;
+        try {
+            f = client.getObject(r.build(), sink);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        try {
+            return CompletableFuture.completedFuture(sink.drainInto(dst, f, range));
+        } catch (SegmentSink.GetFailed e) {
+            return CompletableFuture.failedFuture(CrtErrors.unwrap(e.getCause()));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public FailureKind classify(Throwable failure) {
+        return CrtErrors.endpointsFault(failure) ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+    }
+
+    @Override
+    public IOException describe(String operation, S3Location where, Throwable failure) {
+        return CrtErrors.describe(operation, object(where), settings, failure);
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    @Override
+    public String toString() {
+        return "crt transport to " + endpoint + " (checksums " + CrtClients.checksums(settings) + ")";
+    }
+
+    private static String object(S3Location where) {
+        return "s3://" + where.bucket() + "/" + where.key();
+    }
+
+    /**
+     * The segment's memory as a buffer the CRT's threads may read: the segment itself, or a copy
+     * when it is confined to the caller's thread (the checkpoint's pool is shared and never is).
+     */
+    private ByteBuffer readable(MemorySegment body, S3Location where) {
+        if (body.isAccessibleBy(ELSEWHERE)) {
+            return body.asByteBuffer();
+        }
+        MemorySegment copy = Arena.ofAuto().allocate(body.byteSize(), 4096);
+        MemorySegment.copy(body, 0, copy, 0, body.byteSize());
+        if (!warnedConfined) {
+            warnedConfined = true;
+            LOG.debug("{}: bodies come from thread-confined segments: each is copied once for the CRT", object(where));
+        }
+        return copy.asByteBuffer();
+    }
+
+    /** Runs {@code call}, turning what it throws before any request into a failed future. */
+    private static <T> CompletableFuture<T> start(java.util.function.Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}
