@@ -257,8 +257,20 @@ public final class CrtTransport implements S3Transport {
         return CrtErrors.endpointsFault(failure) ? FailureKind.ENDPOINT : FailureKind.REQUEST;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A missing bucket (404 on a HEAD of the bucket, or {@code NoSuchBucket}) says so and what to
+     * check; refused credentials name the access key id by its first four characters.
+     */
     @Override
     public IOException describe(String operation, S3Location where, Throwable failure) {
+        String code = CrtErrors.code(failure);
+        if (CrtErrors.notFound(failure) && (code.equals("NoSuchBucket") || operation.startsWith("HeadBucket"))) {
+            return new IOException(String.format("%s of %s failed: bucket %s does not exist at %s (HTTP 404%s): create "
+                    + "it first, or check the bucket name and the endpoint", operation, object(where), where.bucket(),
+                    endpoint, code.isEmpty() ? "" : " " + code), CrtErrors.unwrap(failure));
+        }
         return CrtErrors.describe(operation, object(where), settings, failure);
     }
 

@@ -288,9 +288,19 @@ class CrtTransportTest {
         // the exception as a caller of get() or join() sees it, wrappers and all
         assertEquals(FailureKind.REQUEST, transport.classify(new CompletionException(create)));
         String m = transport.describe("CreateMultipartUpload", where, create).getMessage();
-        assertEquals("CreateMultipartUpload of s3://no-such-bucket-dgen4j/k.bin failed at " + S3.endpoint()
-                + ": HTTP 404 NoSuchBucket: The specified bucket does not exist", m);
+        assertEquals("CreateMultipartUpload of s3://no-such-bucket-dgen4j/k.bin failed: bucket no-such-bucket-dgen4j "
+                + "does not exist at " + S3.endpoint() + " (HTTP 404 NoSuchBucket): create it first, or check the "
+                + "bucket name and the endpoint", m);
         assertOneLine(m);
+        String h = transport.describe("HeadBucket", where, head).getMessage();
+        assertTrue(h.startsWith("HeadBucket of s3://no-such-bucket-dgen4j/k.bin failed: bucket no-such-bucket-dgen4j "
+                + "does not exist at " + S3.endpoint() + " (HTTP 404"), h);
+        // another 404 is not taken for a missing bucket
+        Throwable part = failure(transport.getRange(at("t/absent.bin"), 0, MemorySegment.ofArray(new byte[16]), null));
+        assertEquals(FailureKind.REQUEST, transport.classify(part));
+        String g = transport.describe("GetObject", at("t/absent.bin"), part).getMessage();
+        assertTrue(g.startsWith("GetObject of s3://" + S3.bucket() + "/t/absent.bin failed at " + S3.endpoint()
+                + ": HTTP 404"), g);
     }
 
     @Test
