@@ -12,7 +12,6 @@
  */
 module io.dgen4j {
     requires org.slf4j;
-    requires com.fasterxml.jackson.core;
     // the pure-Java twin's vectorized path, where the incubator module is present
     requires static jdk.incubator.vector;
 

@@ -2,12 +2,18 @@
  * What every dgen4j S3 backend shares, whatever its client library: {@code s3://} targets
  * ({@link io.dgen4j.s3.S3Location}), settings from the environment ({@link io.dgen4j.s3.S3Settings}),
  * the multipart plan ({@link io.dgen4j.s3.PartPlan}) and the checkpoint manifest as user metadata
- * ({@link io.dgen4j.s3.MetadataCodec}).
+ * ({@link io.dgen4j.s3.MetadataCodec}), and the client-neutral driver every backend runs on: the endpoint pool
+ * with balancing, failover and statistics ({@link io.dgen4j.s3.S3Endpoints}), the multipart writer
+ * ({@link io.dgen4j.s3.MultipartWriter}) and the ranged reader ({@link io.dgen4j.s3.RangedReader}),
+ * over each backend's {@link io.dgen4j.s3.S3Transport}.
  */
 module io.dgen4j.s3 {
     requires transitive io.dgen4j;
     requires com.fasterxml.jackson.core;
     requires java.net.http;
+    requires org.slf4j;
+    // no module-info nor Automatic-Module-Name in 2.2.2: the name derives from the jar's file name
+    requires HdrHistogram;
 
     exports io.dgen4j.s3;
 

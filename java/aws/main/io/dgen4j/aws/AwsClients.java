@@ -9,8 +9,6 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
@@ -26,36 +24,24 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 
-/**
- * The SDK clients, one per settings, options and connection limit, created on first use and kept
- * (a client owns a connection pool and Netty threads: creating one per save would cost both).
- * {@link #close()} closes them; {@link AwsStorageProvider#close()} calls it.
- */
-final class AwsClients implements AutoCloseable {
+/** Builds the SDK's async client for one endpoint (Netty, dgen4j's timeouts and checksum mode, the options' hooks). */
+final class AwsClients {
     private static final Logger LOG = LoggerFactory.getLogger(AwsClients.class);
 
-    /** What a client is made from. */
-    private record Key(S3Settings settings, AwsOptions options, int maxConcurrency) {}
-
-    private final Map<Key, S3AsyncClient> clients = new ConcurrentHashMap<>();
+    private AwsClients() {}
 
     /**
-     * The client for these settings with at least {@code requests} connections.
+     * A client for the one endpoint of {@code settings} with {@code maxConcurrency} connections.
      *
      * @throws IOException when the CA bundle cannot be read
      */
-    S3AsyncClient get(S3Settings settings, AwsOptions options, int requests) throws IOException {
-        // Connections: the requests in flight and a few for HEADs and aborts, rounded up so that
-        // nearby values share one client.
-        int concurrency = Math.max(16, Integer.highestOneBit(Math.max(1, requests + 4) - 1) << 1);
-        Key key = new Key(settings, options, concurrency);
-        S3AsyncClient c = clients.get(key);
-        if (c != null) {
-            return c;
-        }
+    static S3AsyncClient build(S3Settings settings, AwsOptions options, int maxConcurrency) throws IOException {
         TrustManager[] trust = settings.caBundle().isPresent() ? trustManagers(settings) : null;
-        return clients.computeIfAbsent(key, k -> build(k, trust));
+        return build(new Key(settings, options, maxConcurrency), trust);
     }
+
+    /** What a client is made from. */
+    private record Key(S3Settings settings, AwsOptions options, int maxConcurrency) {}
 
     private static S3AsyncClient build(Key k, TrustManager[] trust) {
         S3Settings s = k.settings();
@@ -117,17 +103,5 @@ final class AwsClients implements AutoCloseable {
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IOException("AWS_CA_BUNDLE " + pem + " does not exist", e);
         }
-    }
-
-    @Override
-    public void close() {
-        clients.values().forEach(c -> {
-            try {
-                c.close();
-            } catch (RuntimeException e) {
-                LOG.warn("closing an S3 client failed: {}", e.toString());
-            }
-        });
-        clients.clear();
     }
 }

@@ -1,5 +1,8 @@
 package io.dgen4j.aws;
 
+import io.dgen4j.s3.MultipartWriter;
+import io.dgen4j.s3.RangedReader;
+import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.ReadRequest;
@@ -12,25 +15,26 @@ import io.dgen4j.storage.WriteRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /**
  * The {@code aws} backend: {@code s3://bucket/key} through the AWS SDK for Java v2's async client
- * on Netty. Settings come from the request's {@link S3Settings} (else from the environment and
- * {@code .env}, {@link S3Settings#fromEnvironment}), plus optional {@link AwsOptions}.
+ * on Netty, one client per endpoint, driven by the client-neutral S3 driver
+ * ({@link MultipartWriter}, {@link RangedReader} over an {@link S3Endpoints} pool: per-part balancing
+ * over the settings' endpoint set, failover, per-endpoint statistics). Settings come from the
+ * request's {@link S3Settings} (else from the environment and {@code .env},
+ * {@link S3Settings#fromEnvironment}), plus optional {@link AwsOptions}.
  *
  * <p>Priority 10: for now the only S3 backend measured here, so the default for {@code s3://}
  * (the default should be the fastest measured; revisit when the other clients are measured).
  *
- * <p>Clients (connection pools, Netty threads) are created once per settings and kept for the
- * provider's life; the SDK's threads are daemons, so they never keep a JVM alive. {@link #close()}
- * releases them (for a provider created by hand; the service loader's lives as long as the JVM).
+ * <p>Clients (connection pools, Netty threads) are created once per endpoint, settings, options and
+ * connection count and kept by the driver's process-wide pools; the SDK's threads are daemons, so
+ * they never keep a JVM alive. {@link #close()} releases this backend's pools (a shutdown hook does at
+ * exit).
  */
 public final class AwsStorageProvider implements StorageProvider, AutoCloseable {
     /** The backend's name. */
     public static final String NAME = "aws";
-    private final AwsClients clients = new AwsClients();
 
     /** The service loader's constructor. */
     public AwsStorageProvider() {}
@@ -59,17 +63,16 @@ public final class AwsStorageProvider implements StorageProvider, AutoCloseable 
         S3Location where = location(r.target());
         S3Settings s = settings(r.options(), where);
         int inFlight = s.maxInFlight().orElse(r.maxInFlight());
-        S3AsyncClient client = clients.get(s, awsOptions(r.options()), Math.max(inFlight, r.maxInFlight()));
-        return AwsWriter.open(client, where, s, r, inFlight);
+        S3Endpoints pool = pool(s, awsOptions(r.options()), Math.max(inFlight, r.maxInFlight()));
+        return MultipartWriter.open(pool, where, s, r, inFlight);
     }
 
     @Override
     public StorageReader openReader(ReadRequest r) throws IOException {
         S3Location where = location(r.target());
         S3Settings s = settings(r.options(), where);
-        S3AsyncClient client = clients.get(s, awsOptions(r.options()), Math.max(s.maxInFlight().orElse(1),
-                r.maxInFlight()));
-        return AwsReader.open(client, where, s);
+        return RangedReader.open(pool(s, awsOptions(r.options()), Math.max(s.maxInFlight().orElse(1),
+                r.maxInFlight())), where);
     }
 
     /** HEADs the object (to say whether there was one), then deletes it. */
@@ -77,18 +80,22 @@ public final class AwsStorageProvider implements StorageProvider, AutoCloseable 
     public boolean delete(StorageTarget target, StorageOptions options) throws IOException {
         S3Location where = location(target);
         S3Settings s = settings(options, where);
-        S3AsyncClient client = clients.get(s, awsOptions(options), 1);
-        boolean existed = AwsReader.exists(client, where, s);
-        if (existed) {
-            await(client.deleteObject(b -> b.bucket(where.bucket()).key(where.key())), "DeleteObject", where, s);
-        }
-        return existed;
+        return RangedReader.delete(pool(s, awsOptions(options), 1), where);
     }
 
-    /** Closes the cached clients. */
+    /** Closes this backend's pools of clients. */
     @Override
     public void close() {
-        clients.close();
+        S3Endpoints.closeShared(NAME);
+    }
+
+    /** The process's pool for these settings and options, with at least {@code requests} connections per endpoint. */
+    static S3Endpoints pool(S3Settings s, AwsOptions options, int requests) throws IOException {
+        // Connections: the requests in flight and a few for HEADs and aborts, rounded up so that
+        // nearby values share one client.
+        int connections = Math.max(16, Integer.highestOneBit(Math.max(1, requests + 4) - 1) << 1);
+        AwsTransportFactory factory = new AwsTransportFactory(options, connections);
+        return S3Endpoints.shared(factory, s, factory);
     }
 
     private static S3Location location(StorageTarget target) {
@@ -113,14 +120,5 @@ public final class AwsStorageProvider implements StorageProvider, AutoCloseable 
                     + "naming a profile of ~/.aws/credentials", where));
         }
         return s;
-    }
-
-    /** Waits for an SDK call; its failure becomes one clear IOException. */
-    static <T> T await(CompletableFuture<T> call, String operation, S3Location where, S3Settings s) throws IOException {
-        try {
-            return call.join();
-        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-            throw AwsErrors.io(operation, where, s, e);
-        }
     }
 }

@@ -1,20 +1,14 @@
 package io.dgen4j.storage;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -38,10 +32,6 @@ final class Sidecar {
     private static final String FILE = "file";
     private static final String PENDING = "pending";
     private static final String PREVIOUS = "previous";
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(4096).build())
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
 
     private Sidecar() {}
 
@@ -102,68 +92,57 @@ final class Sidecar {
 
     /** Parses a sidecar document; {@code where} names it in errors. */
     static Doc parse(byte[] json, String where) throws IOException {
-        try (JsonParser p = JSON.createParser(json)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IOException(where + " is not a dgen4j manifest: its JSON is not an object");
-            }
-            Fields top = readObject(p, where, true);
-            if (p.nextToken() != null) {
-                throw new IOException(where + " is not valid JSON: text follows the object at "
-                        + p.currentLocation().offsetDescription());
-            }
-            boolean pending = Boolean.TRUE.equals(top.metadata.remove(PENDING));
-            return new Doc(top.entry(), pending, Optional.ofNullable(top.previous).map(Fields::entry));
-        } catch (JsonParseException e) {
-            throw new IOException(String.format("%s is not valid JSON: %s", where, e.getOriginalMessage()), e);
-        } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
-            throw new IOException(String.format("%s is not a dgen4j manifest: %s", where, e.getOriginalMessage()), e);
+        Object root;
+        try {
+            root = JsonText.parse(json);
+        } catch (JsonText.SyntaxException e) {
+            throw new IOException(String.format("%s is not valid JSON: %s", where, e.getMessage()), e);
         }
+        if (!(root instanceof Map<?, ?> top)) {
+            throw new IOException(where + " is not a dgen4j manifest: its JSON is not an object");
+        }
+        Fields f = readObject(top, where, true);
+        boolean pending = Boolean.TRUE.equals(f.metadata.remove(PENDING));
+        return new Doc(f.entry(), pending, Optional.ofNullable(f.previous).map(Fields::entry));
     }
 
     /** The JSON of a sidecar. */
     static byte[] write(Entry current, boolean pending, Optional<Entry> previous) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(512);
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            g.writeStartObject();
-            writeEntry(g, current);
-            if (pending) {
-                g.writeBooleanField(PENDING, true);
-            }
-            if (previous.isPresent()) {
-                g.writeFieldName(PREVIOUS);
-                g.writeStartObject();
-                writeEntry(g, previous.get());
-                g.writeEndObject();
-            }
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new IllegalStateException("writing JSON to memory failed", e);
+        StringBuilder out = new StringBuilder(512);
+        out.append('{');
+        writeEntry(out, current);
+        if (pending) {
+            out.append(",\"").append(PENDING).append("\":true");
         }
-        out.write('\n');
-        return out.toByteArray();
+        if (previous.isPresent()) {
+            out.append(",\"").append(PREVIOUS).append("\":{");
+            writeEntry(out, previous.get());
+            out.append('}');
+        }
+        out.append("}\n");
+        return out.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void writeEntry(JsonGenerator g, Entry e) throws IOException {
+    private static void writeEntry(StringBuilder out, Entry e) {
+        int start = out.length();
         for (Map.Entry<String, Object> f : e.metadata().entrySet()) {
-            switch (f.getValue()) {
-                case String s -> g.writeStringField(f.getKey(), s);
-                case Long l -> g.writeNumberField(f.getKey(), l);
-                case Integer i -> g.writeNumberField(f.getKey(), i);
-                case Double d -> g.writeNumberField(f.getKey(), d);
-                case Boolean b -> g.writeBooleanField(f.getKey(), b);
-                default -> throw new IllegalArgumentException("metadata value of " + f.getKey()
-                        + " must be a String, Long, Integer, Double or Boolean, got " + f.getValue().getClass());
+            if (out.length() > start) {
+                out.append(',');
             }
+            JsonText.writeString(out, f.getKey());
+            out.append(':');
+            JsonText.writeScalar(out, f.getKey(), f.getValue());
         }
         if (e.inode().isPresent()) {
-            g.writeObjectFieldStart(FILE);
-            g.writeNumberField("inode", e.inode().getAsLong());
-            g.writeNumberField("size", e.size());
-            g.writeEndObject();
+            if (out.length() > start) {
+                out.append(',');
+            }
+            out.append("\"").append(FILE).append("\":{\"inode\":").append(e.inode().getAsLong())
+                    .append(",\"size\":").append(e.size()).append('}');
         }
     }
 
-    /** The fields of one object level; the parser stands on its START_OBJECT. */
+    /** The fields of one object level. */
     private static final class Fields {
         final Map<String, Object> metadata = new LinkedHashMap<>();
         OptionalLong inode = OptionalLong.empty();
@@ -175,62 +154,40 @@ final class Sidecar {
         }
     }
 
-    private static Fields readObject(JsonParser p, String where, boolean top) throws IOException {
+    private static Fields readObject(Map<?, ?> object, String where, boolean top) throws IOException {
         Fields f = new Fields();
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
-            if (v == JsonToken.START_OBJECT) {
+        for (Map.Entry<?, ?> e : object.entrySet()) {
+            String name = (String) e.getKey();
+            Object v = e.getValue();
+            if (v instanceof Map<?, ?> nested) {
                 if (name.equals(FILE)) {
-                    readFile(p, f, where);
+                    readFile(nested, f, where);
                 } else if (top && name.equals(PREVIOUS)) {
-                    f.previous = readObject(p, where, false);
-                } else {
-                    p.skipChildren(); // unknown nested fields are ignored
+                    f.previous = readObject(nested, where, false);
                 }
-                continue;
+                continue; // unknown nested fields are ignored
             }
-            if (v == JsonToken.START_ARRAY) {
-                p.skipChildren();
-                continue;
+            if (v != null && !(v instanceof List<?>)) { // JSON null: as if absent; arrays are ignored
+                f.metadata.put(name, v);
             }
-            Object value = switch (v) {
-                case VALUE_STRING -> p.getText();
-                case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                        ? p.getText() : (Object) p.getLongValue();
-                case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
-                case VALUE_TRUE -> Boolean.TRUE;
-                case VALUE_FALSE -> Boolean.FALSE;
-                default -> null; // JSON null: as if absent
-            };
-            if (value != null) {
-                f.metadata.put(name, value);
-            }
-        }
-        if (t != JsonToken.END_OBJECT) {
-            throw new IOException(where + " is not valid JSON: the object is not closed");
         }
         return f;
     }
 
-    private static void readFile(JsonParser p, Fields f, String where) throws IOException {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
-            if (v.isStructStart()) {
-                p.skipChildren();
-            } else if (name.equals("inode") || name.equals("size")) {
-                if (v != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                        || p.getLongValue() < 0) {
-                    throw new IOException(String.format("bad manifest %s: \"file\".\"%s\" must be a non-negative "
-                            + "integer, got %s", where, name, p.getText()));
-                }
-                if (name.equals("inode")) {
-                    f.inode = OptionalLong.of(p.getLongValue());
-                } else {
-                    f.size = p.getLongValue();
-                }
+    private static void readFile(Map<?, ?> file, Fields f, String where) throws IOException {
+        for (String name : List.of("inode", "size")) {
+            if (!file.containsKey(name)) {
+                continue;
+            }
+            Object v = file.get(name);
+            if (!(v instanceof Long n) || n < 0) {
+                throw new IOException(String.format("bad manifest %s: \"file\".\"%s\" must be a non-negative "
+                        + "integer, got %s", where, name, v));
+            }
+            if (name.equals("inode")) {
+                f.inode = OptionalLong.of(n);
+            } else {
+                f.size = n;
             }
         }
     }

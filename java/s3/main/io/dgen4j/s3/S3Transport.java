@@ -77,7 +77,10 @@ public interface S3Transport extends AutoCloseable {
     /**
      * A ranged GET of {@code dst.byteSize()} bytes at {@code offset} (fewer at the object's end)
      * into {@code dst}, refused by the server unless the object's ETag is still {@code etag}
-     * ({@code If-Match}); completes with the count of bytes stored in {@code dst}.
+     * ({@code If-Match}); completes with the count of bytes stored in {@code dst}. The segment is
+     * writable from any thread (the driver reads a confined one through a shared buffer); the transport
+     * writes into it only until the returned future completes, not after (a retry of its client
+     * library starts over at the segment's start).
      */
     CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag);
 

@@ -1,0 +1,359 @@
+package io.dgen4j.aws;
+
+import io.dgen4j.s3.EndpointProbe;
+import io.dgen4j.s3.S3Errors;
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Transport;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.ConnectException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import javax.net.ssl.SSLException;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.async.SdkPublisher;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
+
+/**
+ * The S3 calls of the {@code aws} backend on one endpoint, through the AWS SDK v2's async client
+ * (Netty): parts sent straight from the caller's segments ({@code fromRemainingByteBufferUnsafe}
+ * on a {@code ByteBuffer} view: no copy), GET bodies streamed into the caller's segment. The driver
+ * ({@code io.dgen4j.s3}) does the rest.
+ *
+ * <p>Before its first call, and again after a failure of the endpoint's, a TCP connect checks
+ * the endpoint, so that a dead one fails within milliseconds: the SDK's Netty pool was seen waiting
+ * out its connection-acquisition timeout on a refused connection instead.
+ */
+final class AwsTransport implements S3Transport {
+    private final S3AsyncClient client;
+    private final S3Settings settings;
+    private final String endpoint;
+    private volatile boolean checkConnect = true;
+
+    AwsTransport(S3AsyncClient client, S3Settings settings) {
+        this.client = client;
+        this.settings = settings;
+        this.endpoint = settings.endpointDescription();
+    }
+
+    @Override
+    public String endpoint() {
+        return endpoint;
+    }
+
+    /** Starts {@code call} after the TCP check when one is due; notes an endpoint failure for the next check. */
+    private <T> CompletableFuture<T> run(String operation, String object, Function<S3AsyncClient, CompletableFuture<T>> call) {
+        if (checkConnect) {
+            try {
+                EndpointProbe.check(settings, operation + " of " + object);
+                checkConnect = false;
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        CompletableFuture<T> f = call.apply(client);
+        f.whenComplete((r, e) -> {
+            if (e != null && classify(e) == FailureKind.ENDPOINT) {
+                checkConnect = true;
+            }
+        });
+        return f;
+    }
+
+    @Override
+    public CompletableFuture<Void> headBucket(String bucket) {
+        return run("HeadBucket", "s3://" + bucket, c -> c.headBucket(b -> b.bucket(bucket)).thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
+        return run("CreateMultipartUpload", where.toString(), c -> c.createMultipartUpload(b -> b.bucket(where.bucket())
+                .key(where.key()).metadata(metadata).contentType("application/octet-stream"))
+                .thenApply(r -> r.uploadId()));
+    }
+
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body) {
+        ByteBuffer buffer = body.asByteBuffer();
+        UploadPartRequest req = UploadPartRequest.builder().bucket(where.bucket()).key(where.key()).uploadId(uploadId)
+                .partNumber(partNumber).contentLength(body.byteSize()).build();
+        return run("UploadPart " + partNumber, where.toString(),
+                c -> c.uploadPart(req, AsyncRequestBody.fromRemainingByteBufferUnsafe(buffer))
+                        .thenApply(r -> new UploadedPart(partNumber, r.eTag(), null)));
+    }
+
+    @Override
+    public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
+        List<CompletedPart> list = parts.stream()
+                .map(p -> CompletedPart.builder().partNumber(p.number()).eTag(p.etag()).build()).toList();
+        return run("CompleteMultipartUpload", where.toString(), c -> c.completeMultipartUpload(b -> b
+                .bucket(where.bucket()).key(where.key()).uploadId(uploadId).multipartUpload(u -> u.parts(list)))
+                .thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<Void> abortMultipartUpload(S3Location where, String uploadId) {
+        return run("AbortMultipartUpload", where.toString(), c -> c.abortMultipartUpload(b -> b.bucket(where.bucket())
+                .key(where.key()).uploadId(uploadId)).handle((r, e) -> {
+                    if (e != null && !notFound(e)) {
+                        throw new CompletionException(unwrap(e));
+                    }
+                    return null;
+                }));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        return run("ListMultipartUploads", where.toString(), c -> listed(c, where, uploadId, null, null, 0));
+    }
+
+    private static CompletableFuture<Boolean> listed(S3AsyncClient c, S3Location where, String uploadId,
+                                                     String keyMarker, String idMarker, int page) {
+        return c.listMultipartUploads(b -> b.bucket(where.bucket()).prefix(where.key()).keyMarker(keyMarker)
+                .uploadIdMarker(idMarker)).thenCompose((ListMultipartUploadsResponse r) -> {
+                    if (r.uploads().stream().anyMatch(u -> where.key().equals(u.key())
+                            && uploadId.equals(u.uploadId()))) {
+                        return CompletableFuture.completedFuture(true);
+                    }
+                    if (!Boolean.TRUE.equals(r.isTruncated()) || page >= 99) {
+                        return CompletableFuture.completedFuture(false);
+                    }
+                    return listed(c, where, uploadId, r.nextKeyMarker(), r.nextUploadIdMarker(), page + 1);
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body) {
+        AsyncRequestBody content = body.byteSize() == 0 ? AsyncRequestBody.empty()
+                : AsyncRequestBody.fromRemainingByteBufferUnsafe(body.asByteBuffer());
+        return run("PutObject", where.toString(), c -> c.putObject(b -> b.bucket(where.bucket()).key(where.key())
+                .contentLength(body.byteSize()).metadata(metadata).contentType("application/octet-stream"), content)
+                .thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
+        return run("HeadObject", where.toString(), c -> c.headObject(b -> b.bucket(where.bucket()).key(where.key()))
+                .handle((h, e) -> {
+                    if (e != null) {
+                        if (notFound(e)) {
+                            return Optional.empty();
+                        }
+                        throw new CompletionException(unwrap(e));
+                    }
+                    return Optional.of(new ObjectHead(h.contentLength(), h.eTag(), h.metadata()));
+                }));
+    }
+
+    @Override
+    public CompletableFuture<Void> deleteObject(S3Location where) {
+        return run("DeleteObject", where.toString(), c -> c.deleteObject(b -> b.bucket(where.bucket()).key(where.key()))
+                .handle((r, e) -> {
+                    if (e != null && !notFound(e)) {
+                        throw new CompletionException(unwrap(e));
+                    }
+                    return null;
+                }));
+    }
+
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        long len = dst.byteSize();
+        String range = "bytes=" + offset + "-" + (offset + len - 1);
+        GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
+        if (etag != null) {
+            req.ifMatch(etag);
+        }
+        SegmentSink sink = new SegmentSink(dst);
+        return run("GetObject " + range, where.toString(), c -> c.getObject(req.build(), sink)).handle((n, e) -> {
+            sink.close(); // no byte lands in the segment after the future completes
+            if (e != null) {
+                throw new CompletionException(unwrap(e));
+            }
+            return n;
+        });
+    }
+
+    /**
+     * Receives a GET's body straight into the caller's segment, from the SDK's threads. Each attempt
+     * (the SDK retries) starts over at the segment's start; once closed (the call ended, however),
+     * nothing more is written.
+     */
+    private static final class SegmentSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
+        private final ByteBuffer target;
+        private int attempt;
+        private boolean closed;
+        private volatile CompletableFuture<Long> future;
+
+        SegmentSink(MemorySegment dst) {
+            this.target = dst.asByteBuffer();
+        }
+
+        @Override
+        public synchronized CompletableFuture<Long> prepare() {
+            attempt++;
+            target.clear();
+            CompletableFuture<Long> f = new CompletableFuture<>();
+            future = f;
+            return f;
+        }
+
+        @Override
+        public void onResponse(GetObjectResponse response) {}
+
+        @Override
+        public void onStream(SdkPublisher<ByteBuffer> publisher) {
+            int a;
+            synchronized (this) {
+                a = attempt;
+            }
+            CompletableFuture<Long> f = future;
+            publisher.subscribe(new Subscriber<ByteBuffer>() {
+                private Subscription subscription;
+
+                @Override
+                public void onSubscribe(Subscription s) {
+                    subscription = s;
+                    s.request(Long.MAX_VALUE); // bounded by the range asked for
+                }
+
+                @Override
+                public void onNext(ByteBuffer b) {
+                    synchronized (SegmentSink.this) {
+                        if (closed || a != attempt) {
+                            return;
+                        }
+                        if (b.remaining() > target.remaining()) {
+                            subscription.cancel();
+                            f.completeExceptionally(new IOException("the server returned more bytes than asked for"));
+                            return;
+                        }
+                        target.put(b);
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    f.completeExceptionally(t);
+                }
+
+                @Override
+                public void onComplete() {
+                    synchronized (SegmentSink.this) {
+                        f.complete((long) target.position());
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void exceptionOccurred(Throwable error) {
+            CompletableFuture<Long> f = future;
+            if (f != null) {
+                f.completeExceptionally(error);
+            }
+        }
+
+        synchronized void close() {
+            closed = true;
+        }
+    }
+
+    /**
+     * Connect failures, timeouts, TLS failures, broken connections and 5xx answers are the
+     * endpoint's; other answers (4xx) and the SDK's own refusals are the request's.
+     */
+    @Override
+    public FailureKind classify(Throwable failure) {
+        Throwable t = unwrap(failure);
+        if (t instanceof S3Exception e) {
+            return e.statusCode() >= 500 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+        }
+        if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException
+                || S3Errors.has(t, IOException.class) || S3Errors.has(t, TimeoutException.class)) {
+            return FailureKind.ENDPOINT;
+        }
+        return FailureKind.REQUEST;
+    }
+
+    @Override
+    public IOException describe(String operation, S3Location where, Throwable failure) {
+        Throwable t = unwrap(failure);
+        if (t.getClass() == IOException.class && t.getMessage() != null
+                && t.getMessage().contains(": cannot connect to the S3 endpoint ")) {
+            // the TCP check's refusal
+            return new IOException(S3Errors.cannotConnect(operation, where, endpoint, S3Errors.rootMessage(t)), t);
+        }
+        return new IOException(line(operation, where, t), t);
+    }
+
+    private String line(String operation, S3Location where, Throwable t) {
+        if (t instanceof NoSuchBucketException || t instanceof S3Exception e && "NoSuchBucket".equals(code(e))) {
+            return S3Errors.noSuchBucket(where, endpoint);
+        }
+        if (t instanceof S3Exception e) {
+            String code = code(e);
+            if (S3Errors.refusesCredentials(e.statusCode(), code)) {
+                return S3Errors.credentialsRefused(operation, where, endpoint, settings, e.statusCode(), code);
+            }
+            return S3Errors.httpError(operation, where, endpoint, e.statusCode(), code,
+                    e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorMessage());
+        }
+        String root = S3Errors.rootMessage(t);
+        if (S3Errors.has(t, SSLException.class)) {
+            return S3Errors.tls(operation, where, endpoint, root);
+        }
+        if (S3Errors.has(t, ConnectException.class) || root.contains("Connection refused")) {
+            return S3Errors.cannotConnect(operation, where, endpoint, root);
+        }
+        if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException) {
+            return S3Errors.timedOut(operation, where, endpoint, t.getMessage());
+        }
+        if (S3Errors.has(t, ClosedChannelException.class) || S3Errors.has(t, IOException.class)) {
+            return S3Errors.connectionBroke(operation, where, endpoint, root);
+        }
+        return S3Errors.failed(operation, where, endpoint, root);
+    }
+
+    private static String code(S3Exception e) {
+        return e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+    }
+
+    private static boolean notFound(Throwable failure) {
+        return unwrap(failure) instanceof S3Exception e && e.statusCode() == 404;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

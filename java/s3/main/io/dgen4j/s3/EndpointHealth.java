@@ -1,0 +1,126 @@
+package io.dgen4j.s3;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Whether one endpoint takes requests, shared by every writer and reader of the process that uses
+ * it (one instance per endpoint URI): up; down after a failure of the endpoint's (connect refused
+ * or reset, timeout, 5xx) for a back-off of 200 ms that doubles up to 10 s while it keeps failing;
+ * then one request is let through as a half-open probe: its success brings the endpoint up, its
+ * failure puts it down again for twice as long. Also holds the process-wide figures and the
+ * process-wide count of requests in flight, which least-connections balancing reads.
+ */
+final class EndpointHealth {
+    /** The first back-off after an endpoint fails. */
+    static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** The longest back-off. */
+    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private static final Map<String, EndpointHealth> ALL = new ConcurrentHashMap<>();
+
+    /** The state an endpoint is in, as {@link io.dgen4j.storage.EndpointStatistics#state()} writes it. */
+    enum State { UP, DOWN, PROBING }
+
+    /** How a request was let through. */
+    enum Admission {
+        /** The endpoint is up. */
+        NORMAL,
+        /** The endpoint was down and its back-off is over: this request is the half-open probe. */
+        PROBE
+    }
+
+    private final String endpoint;
+    private final EndpointFigures figures = new EndpointFigures();
+    private State state = State.UP;
+    private long downUntil;
+    private long backoff = FIRST_BACKOFF_NANOS;
+
+    private EndpointHealth(String endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    /** The process's health of {@code endpoint}. */
+    static EndpointHealth of(String endpoint) {
+        return ALL.computeIfAbsent(endpoint, EndpointHealth::new);
+    }
+
+    String endpoint() {
+        return endpoint;
+    }
+
+    /** Figures of every request of the process to this endpoint. */
+    EndpointFigures figures() {
+        return figures;
+    }
+
+    /** Requests of the whole process in flight on this endpoint. */
+    int active() {
+        return figures.active();
+    }
+
+    synchronized State state() {
+        return state;
+    }
+
+    /** Whether a request could be let through now (up, or down with its back-off over). */
+    synchronized boolean usable(long now) {
+        return state == State.UP || state == State.DOWN && now - downUntil >= 0;
+    }
+
+    /** Lets one request through, or refuses it (null): down within its back-off, or a probe already out. */
+    synchronized Admission admit(long now) {
+        if (state == State.UP) {
+            return Admission.NORMAL;
+        }
+        if (state == State.DOWN && now - downUntil >= 0) {
+            state = State.PROBING;
+            return Admission.PROBE;
+        }
+        return null;
+    }
+
+    /**
+     * Lets a request of a pinned object through unless the endpoint is down within its back-off: a
+     * pinned object has nowhere else to go, so it does not wait for another request's probe.
+     */
+    synchronized Admission admitPinned(long now) {
+        Admission a = admit(now);
+        return a != null || state == State.DOWN ? a : Admission.NORMAL;
+    }
+
+    /** The endpoint answered (a 4xx is an answer too): a probe's answer brings it up. */
+    synchronized void answered(Admission how) {
+        if (how == Admission.PROBE && state == State.PROBING) {
+            state = State.UP;
+            backoff = FIRST_BACKOFF_NANOS;
+        }
+    }
+
+    /**
+     * A request failed by the endpoint's fault: an up endpoint goes down for the first back-off, a
+     * failed probe for twice the last one.
+     *
+     * @return whether this failure marked the endpoint down (false when it already was)
+     */
+    synchronized boolean failed(Admission how, String cause, long now) {
+        figures.lastFailure(cause);
+        if (how == Admission.PROBE && state == State.PROBING) {
+            backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+        } else if (state == State.UP) {
+            backoff = FIRST_BACKOFF_NANOS;
+        } else {
+            return false;
+        }
+        state = State.DOWN;
+        downUntil = now + backoff;
+        figures.markedDown();
+        return true;
+    }
+
+    /** Nanoseconds until a down endpoint may be probed (0 when it may be now, or it is up). */
+    synchronized long backoffLeft(long now) {
+        return state == State.DOWN ? Math.max(0, downUntil - now) : 0;
+    }
+}

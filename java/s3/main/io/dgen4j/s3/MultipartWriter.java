@@ -1,0 +1,457 @@
+package io.dgen4j.s3;
+
+import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.storage.StorageWriter;
+import io.dgen4j.storage.WriteRequest;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One object written as a multipart upload that this writer drives, over the endpoints of an
+ * {@link S3Endpoints} pool: created when opened (with the metadata, so data and spec become visible
+ * together), each part sent straight from the caller's segment to the endpoint the strategy picks,
+ * completed with the ETags in part order, then checked with a HEAD (size and metadata) every time.
+ *
+ * <p>{@link #write} returns only once its parts are acknowledged (or failed), so the caller may
+ * reuse the segment as soon as it returns; the pipeline's writer threads give the parallelism.
+ * A part whose endpoint fails (connect refused or reset, timeout, 5xx) is sent again, from the
+ * same segment, to another endpoint that is up; so are the create, complete, HEAD and abort. The
+ * write fails only when no endpoint is left (the message names each one and its last cause), or at
+ * once on a failure of the request's own (4xx). On failure or {@link #abort()}: the upload is aborted
+ * through any endpoint that answers, parts still in flight are waited for, the upload is aborted again
+ * if any landed meanwhile, and ListMultipartUploads confirms that it is gone; when no endpoint answers,
+ * {@link #state()} names the upload left open, and the pool keeps trying to abort it in the
+ * background. A 0-byte object is one plain PUT at commit.
+ */
+public final class MultipartWriter implements StorageWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(MultipartWriter.class);
+    /** An unstarted thread: a segment accessible by it is accessible by the client's threads. */
+    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+    private static final long SETTLE_SECONDS = 60;
+
+    private enum State { OPEN, COMMITTED, ABORTED, FAILED_CHECK }
+
+    private final S3Endpoints pool;
+    private final Requests requests;
+    private final S3Location where;
+    private final PartPlan plan;
+    private final Map<String, String> userMetadata;
+    private final Map<String, Object> expectedMetadata;
+    private final int inFlight;
+    private final Semaphore permits;
+    private final ConcurrentSkipListMap<Integer, String> etags = new ConcurrentSkipListMap<>();
+    private final Set<CompletableFuture<?>> sending = ConcurrentHashMap.newKeySet();
+    private final AtomicReference<IOException> failure = new AtomicReference<>();
+    private final Object lock = new Object();
+    private volatile String uploadId;
+    private volatile State state = State.OPEN;
+    private volatile String leftOpen;
+
+    private MultipartWriter(S3Endpoints pool, S3Location where, PartPlan plan, String manifest,
+                            Map<String, Object> expectedMetadata, int inFlight) {
+        this.pool = pool;
+        this.requests = new Requests(pool, where);
+        this.where = where;
+        this.plan = plan;
+        this.userMetadata = Map.of(MetadataCodec.KEY, manifest);
+        this.expectedMetadata = expectedMetadata;
+        this.inFlight = inFlight;
+        this.permits = new Semaphore(inFlight);
+    }
+
+    /**
+     * Plans the parts (refusing too many up front), checks the bucket with a HEAD and creates the
+     * multipart upload.
+     *
+     * @param settings the part size ({@link S3Settings#partSizeFor}); the pool's settings otherwise
+     * @param inFlight parts in flight at most, for this writer
+     * @throws IllegalArgumentException when the size needs more than 10,000 parts, or chunks do not fill whole parts
+     * @throws IOException              when the bucket cannot be reached (endpoints, credentials, TLS, missing bucket)
+     */
+    public static MultipartWriter open(S3Endpoints pool, S3Location where, S3Settings settings, WriteRequest r,
+                                       int inFlight) throws IOException {
+        if (inFlight < 1) {
+            throw new IllegalArgumentException("parts in flight must be >= 1, got " + inFlight);
+        }
+        // The pipeline writes chunk-aligned offsets; the manifest names the chunk size.
+        long chunk = r.metadata().get("chunkSize") instanceof Number n ? n.longValue() : 0;
+        PartPlan plan = PartPlan.of(r.size(), settings.partSizeFor(chunk > 0 ? chunk : PartPlan.MIN_PART_SIZE));
+        if (chunk > 0) {
+            plan.checkChunk(chunk);
+        }
+        String manifest = MetadataCodec.encode(r.metadata());
+        Map<String, Object> expected = MetadataCodec.decode(Map.of(MetadataCodec.KEY, manifest), where.toString());
+        MultipartWriter w = new MultipartWriter(pool, where, plan, manifest, expected, inFlight);
+        w.requests.call("HeadBucket", x -> 0, t -> t.headBucket(where.bucket()));
+        if (plan.parts() > 0) {
+            w.uploadId = w.requests.call("CreateMultipartUpload", x -> 0,
+                    t -> t.createMultipartUpload(where, w.userMetadata));
+        }
+        return w;
+    }
+
+    /**
+     * Sends the parts that {@code data} holds (one, or several when a chunk spans whole parts) and
+     * returns when they are all acknowledged, each by some endpoint.
+     *
+     * @throws IllegalArgumentException when the write does not cover whole parts, or the segment is
+     *         confined to one thread (the client sends it from its own)
+     * @throws IOException when a part fails on every endpoint, fails by its own fault, or an earlier one failed
+     */
+    @Override
+    public void write(long offset, MemorySegment data) throws IOException {
+        checkOpen();
+        long len = data.byteSize();
+        if (plan.parts() == 0 || len == 0) {
+            throw new IllegalArgumentException(String.format("write of %d bytes at %d to %s, a %d-byte object",
+                    len, offset, where, plan.objectSize()));
+        }
+        int first = plan.partNumber(offset);
+        long end = offset + len;
+        if (end > plan.objectSize() || end != plan.objectSize() && len % plan.partSize() != 0) {
+            throw new IllegalArgumentException(String.format("write of %d bytes at %d to %s does not end on a part "
+                    + "boundary (parts of %d bytes, object of %d)", len, offset, where, plan.partSize(),
+                    plan.objectSize()));
+        }
+        if (!data.isAccessibleBy(OTHER_THREAD)) {
+            throw new IllegalArgumentException("the segment written to " + where + " is confined to one thread: the "
+                    + "S3 client sends it from its own threads (use a shared, global or automatic arena)");
+        }
+        Deque<Integer> todo = new ArrayDeque<>();
+        for (int n = first; n <= plan.parts() && plan.partOffset(n) < end; n++) {
+            todo.add(n);
+        }
+        IOException failed = new PartSender(offset, data, todo).run();
+        if (failed != null) {
+            failure.compareAndSet(null, failed);
+            throw failed;
+        }
+    }
+
+    /** One write's parts: sent, each failure of an endpoint's sent again elsewhere, all waited for. */
+    private final class PartSender {
+        private record Done(int number, Requests.Sent<S3Transport.UploadedPart> sent, S3Transport.UploadedPart part,
+                            Throwable failure) {}
+
+        private final long offset;
+        private final MemorySegment data;
+        private final Deque<Integer> todo;
+        private final BlockingQueue<Done> done = new LinkedBlockingQueue<>();
+        private final Map<Integer, Set<Endpoint>> tried = new HashMap<>();
+        private final Map<Integer, Map<Endpoint, IOException>> causes = new HashMap<>();
+        private int outstanding;
+        private IOException failed;
+        private boolean interrupted;
+
+        PartSender(long offset, MemorySegment data, Deque<Integer> todo) {
+            this.offset = offset;
+            this.data = data;
+            this.todo = todo;
+        }
+
+        IOException run() {
+            // Every part sent is waited for, failed or not: the segment must outlive its requests.
+            while (outstanding > 0 || failed == null && !todo.isEmpty()) {
+                if (failed == null && !todo.isEmpty() && permit()) {
+                    send(todo.poll());
+                    continue;
+                }
+                if (outstanding == 0) {
+                    continue; // no permit yet: permit() waited its slice and checked the writer
+                }
+                try {
+                    Done d = done.poll(100, TimeUnit.MILLISECONDS);
+                    if (d != null) {
+                        handle(d);
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    if (failed == null) {
+                        failed = new InterruptedIOException("write to " + where + " interrupted");
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return failed;
+        }
+
+        /** A permit for one more part: at once when parts of this write are out, else waiting a slice. */
+        private boolean permit() {
+            try {
+                if (outstanding > 0 ? permits.tryAcquire() : permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                    return true;
+                }
+                checkOpen();
+                return false;
+            } catch (InterruptedException e) {
+                interrupted = true;
+                failed = new InterruptedIOException("write to " + where + " interrupted");
+                return false;
+            } catch (IOException e) {
+                failed = e;
+                return false;
+            }
+        }
+
+        private void send(int n) {
+            MemorySegment body = data.asSlice(plan.partOffset(n) - offset, plan.partLength(n));
+            Requests.Sent<S3Transport.UploadedPart> s;
+            try {
+                s = requests.send("UploadPart " + n, tried.computeIfAbsent(n, k -> new HashSet<>()),
+                        causes.computeIfAbsent(n, k -> new LinkedHashMap<>()),
+                        t -> t.uploadPart(where, uploadId, n, body));
+            } catch (IOException e) {
+                permits.release();
+                failed = e;
+                return;
+            }
+            outstanding++;
+            sending.add(s.future());
+            s.future().whenComplete((p, e) -> {
+                sending.remove(s.future());
+                done.add(new Done(n, s, p, e));
+            });
+        }
+
+        private void handle(Done d) {
+            outstanding--;
+            permits.release();
+            int n = d.number();
+            Requests.Failure f = requests.finish(d.sent(), d.failure(), plan.partLength(n));
+            if (f == null) {
+                if (d.part() == null || d.part().etag() == null || d.part().etag().isEmpty()) {
+                    fail(new IOException(String.format("UploadPart %d of %s at %s returned no ETag", n, where,
+                            d.sent().endpoint().name())));
+                } else {
+                    etags.put(n, d.part().etag());
+                }
+            } else if (f.endpointFault() && failed == null) {
+                tried.get(n).add(d.sent().endpoint());
+                causes.get(n).put(d.sent().endpoint(), f.exception());
+                todo.addFirst(n); // the same bytes, to another endpoint
+            } else {
+                fail(f.exception());
+            }
+        }
+
+        private void fail(IOException e) {
+            if (failed == null) {
+                failed = e;
+            }
+        }
+    }
+
+    private void checkOpen() throws IOException {
+        IOException f = failure.get();
+        if (f != null) {
+            throw new IOException("an earlier part of " + where + " failed: " + f.getMessage(), f);
+        }
+        if (state != State.OPEN) {
+            throw new IOException("the writer of " + where + " is " + state.name().toLowerCase(Locale.ROOT));
+        }
+    }
+
+    /**
+     * Completes the upload with every part in order (an empty object: one PUT), then checks with a
+     * HEAD that the object has the size and metadata sent; a mismatch deletes it and fails.
+     */
+    @Override
+    public void commit() throws IOException {
+        synchronized (lock) {
+            checkOpen();
+            if (plan.parts() == 0) {
+                requests.call("PutObject", x -> 0, t -> t.putObject(where, userMetadata, MemorySegment.NULL));
+            } else {
+                if (etags.size() != plan.parts()) {
+                    // Completing now would store an object missing parts.
+                    throw new IOException(String.format("commit of %s with %d of %d parts written", where,
+                            etags.size(), plan.parts()));
+                }
+                List<S3Transport.UploadedPart> parts = etags.entrySet().stream()
+                        .map(e -> new S3Transport.UploadedPart(e.getKey(), e.getValue(), null)).toList();
+                complete(parts);
+            }
+            state = State.COMMITTED;
+            check();
+        }
+    }
+
+    /**
+     * CompleteMultipartUpload, failing over like any request; a retry that finds the upload gone
+     * (an earlier attempt completed it before its endpoint failed) is a success when the upload is no
+     * longer listed: it was never aborted, so it was completed (the HEAD check follows).
+     */
+    private void complete(List<S3Transport.UploadedPart> parts) throws IOException {
+        long errorsBefore = errors();
+        try {
+            requests.call("CompleteMultipartUpload", x -> 0,
+                    t -> t.completeMultipartUpload(where, uploadId, parts));
+        } catch (IOException e) {
+            boolean completed;
+            try {
+                completed = errors() - errorsBefore >= 2 && !listed();
+            } catch (IOException x) {
+                e.addSuppressed(x);
+                completed = false;
+            }
+            if (!completed) {
+                throw e;
+            }
+            LOG.info("CompleteMultipartUpload of {} failed over and found the upload completed: {}", where,
+                    e.getMessage());
+        }
+    }
+
+    private long errors() {
+        return requests.statistics().stream().mapToLong(EndpointStatistics::errors).sum();
+    }
+
+    /** The HEAD after commit: the object must have the size and metadata sent, else it is deleted. */
+    private void check() throws IOException {
+        Optional<S3Transport.ObjectHead> h = requests.call("HeadObject after commit", x -> 0,
+                t -> t.headObject(where));
+        String problem = null;
+        if (h.isEmpty()) {
+            problem = "it is missing";
+        } else if (h.get().size() != plan.objectSize()) {
+            problem = String.format("it holds %d bytes, %d were sent", h.get().size(), plan.objectSize());
+        } else {
+            Map<String, Object> got = MetadataCodec.decode(h.get().metadata(), where.toString());
+            if (!got.equals(expectedMetadata)) {
+                problem = "its metadata differs from the metadata sent";
+            }
+        }
+        if (problem != null) {
+            state = State.FAILED_CHECK;
+            try {
+                requests.call("DeleteObject", x -> 0, t -> t.deleteObject(where));
+            } catch (IOException e) {
+                throw new IOException(String.format("%s failed its check after upload (%s) and could not be deleted: %s",
+                        where, problem, e.getMessage()), e);
+            }
+            throw new IOException(String.format("%s failed its check after upload (%s): it was deleted", where, problem));
+        }
+    }
+
+    /**
+     * Aborts the upload through any endpoint that answers, waits for parts in flight, aborts again if
+     * needed and confirms it is gone; when no endpoint answers, names the upload left open.
+     */
+    @Override
+    public void abort() {
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                return;
+            }
+            state = State.ABORTED;
+        }
+        if (uploadId == null) {
+            return;
+        }
+        try {
+            abortUpload();
+            settle();
+            for (int round = 0; round < 3; round++) {
+                if (!listed()) {
+                    leftOpen = null;
+                    return;
+                }
+                abortUpload();
+            }
+            leftOpen = "upload " + uploadId + " of " + where + " is still listed after three aborts";
+        } catch (IOException | RuntimeException e) {
+            settle();
+            pool.leftOpen().add(where, uploadId, requests.pinned());
+            leftOpen = "upload " + uploadId + " of " + where + " is left open (aborted in the background once an "
+                    + "endpoint answers): " + e.getMessage();
+        }
+        LOG.error("{}", leftOpen);
+    }
+
+    private void abortUpload() throws IOException {
+        requests.callAny("AbortMultipartUpload", t -> t.abortMultipartUpload(where, uploadId));
+    }
+
+    /** Whether ListMultipartUploads still shows this upload. */
+    private boolean listed() throws IOException {
+        return requests.callAny("ListMultipartUploads", t -> t.uploadListed(where, uploadId));
+    }
+
+    /** Waits (bounded) for the parts still in flight to finish, whatever their outcome. */
+    private void settle() {
+        CompletableFuture<?>[] pending = sending.toArray(CompletableFuture[]::new);
+        if (pending.length == 0) {
+            return;
+        }
+        try {
+            CompletableFuture.allOf(pending).exceptionally(e -> null).get(SETTLE_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.warn("{} parts of {} still in flight after {} s", sending.size(), where, SETTLE_SECONDS);
+        }
+    }
+
+    /** The upload's id (null for an empty object, which is one PUT). */
+    public String uploadId() {
+        return uploadId;
+    }
+
+    @Override
+    public String state() {
+        return switch (state) {
+            case COMMITTED -> "the new object is in place at " + where;
+            case FAILED_CHECK -> "the new object failed its check and was deleted: nothing is left at " + where;
+            case OPEN, ABORTED -> leftOpen != null ? leftOpen + "; the previous object, if any, is intact"
+                    : "nothing was stored: the previous object at " + where + ", if any, is intact";
+        };
+    }
+
+    @Override
+    public boolean directIo() {
+        return false;
+    }
+
+    /** {@code aws s3://b/k at <endpoints> (5 parts of 5242880 bytes, 4 in flight)}. */
+    @Override
+    public String description() {
+        Endpoint p = requests.pinned();
+        String at = p != null && pool.size() > 1 ? pool.description() + ", pinned to " + p.name() : pool.description();
+        return String.format("%s %s at %s (%s)", pool.backend(), where, at, plan.parts() == 0 ? "one PUT"
+                : String.format("%d parts of %d bytes, %d in flight", plan.parts(), plan.partSize(), inFlight));
+    }
+
+    /** This writer's figures per endpoint: requests, bytes, errors, latency, times marked down. */
+    @Override
+    public List<EndpointStatistics> endpointStatistics() {
+        return requests.statistics();
+    }
+
+    @Override
+    public void close() {
+        abort();
+    }
+}

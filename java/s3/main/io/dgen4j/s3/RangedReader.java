@@ -1,0 +1,145 @@
+package io.dgen4j.s3;
+
+import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.storage.StorageReader;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.NoSuchFileException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads one object over the endpoints of an {@link S3Endpoints} pool: a HEAD for its size, ETag and
+ * metadata, then ranged GETs conditional on that ETag ({@code If-Match}, so that a replaced object
+ * fails instead of mixing versions), each sent to the endpoint the strategy picks and sent again to
+ * another when its endpoint fails; per-endpoint figures in {@link #endpointStatistics()}.
+ *
+ * <p>The transport fills the caller's segment from the client's threads; a segment confined to the
+ * reading thread is filled through a shared buffer of the read's size and copied.
+ */
+public final class RangedReader implements StorageReader {
+    /** An unstarted thread: a segment accessible by it is accessible by the client's threads. */
+    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    private final S3Endpoints pool;
+    private final Requests requests;
+    private final S3Location where;
+    private final long size;
+    private final String etag;
+    private final Map<String, Object> metadata;
+
+    private RangedReader(S3Endpoints pool, Requests requests, S3Location where, S3Transport.ObjectHead head)
+            throws IOException {
+        this.pool = pool;
+        this.requests = requests;
+        this.where = where;
+        this.size = head.size();
+        this.etag = head.etag();
+        this.metadata = MetadataCodec.decode(head.metadata(), where.toString());
+    }
+
+    /**
+     * HEADs the object.
+     *
+     * @throws NoSuchFileException when there is no object at the key
+     * @throws IOException         when the bucket is missing or no endpoint can be reached
+     */
+    public static RangedReader open(S3Endpoints pool, S3Location where) throws IOException {
+        Requests r = new Requests(pool, where);
+        return new RangedReader(pool, r, where, head(pool, r, where)
+                .orElseThrow(() -> new NoSuchFileException(where.toString(), null, "no such object at "
+                        + pool.description())));
+    }
+
+    /** Whether there is an object at the key (a missing bucket is an error). */
+    public static boolean exists(S3Endpoints pool, S3Location where) throws IOException {
+        return head(pool, new Requests(pool, where), where).isPresent();
+    }
+
+    /** HEADs the object, then deletes it if it exists; returns whether it existed. */
+    public static boolean delete(S3Endpoints pool, S3Location where) throws IOException {
+        Requests r = new Requests(pool, where);
+        if (head(pool, r, where).isEmpty()) {
+            return false;
+        }
+        r.call("DeleteObject", x -> 0, t -> t.deleteObject(where));
+        return true;
+    }
+
+    private static Optional<S3Transport.ObjectHead> head(S3Endpoints pool, Requests r, S3Location where)
+            throws IOException {
+        Optional<S3Transport.ObjectHead> h = r.call("HeadObject", x -> 0, t -> t.headObject(where));
+        if (h.isEmpty()) {
+            // A HEAD's 404 has no body: ask the bucket whether it is the bucket or the key that is missing.
+            r.call("HeadBucket", x -> 0, t -> t.headBucket(where.bucket()));
+        }
+        return h;
+    }
+
+    @Override
+    public long size() {
+        return size;
+    }
+
+    @Override
+    public long read(long offset, MemorySegment dst) throws IOException {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0, got " + offset);
+        }
+        long len = Math.min(dst.byteSize(), size - offset);
+        if (len <= 0) {
+            return 0;
+        }
+        if (len > Integer.MAX_VALUE) {
+            len = Integer.MAX_VALUE & ~4095L;
+        }
+        String op = "GetObject bytes=" + offset + "-" + (offset + len - 1);
+        MemorySegment target = dst.asSlice(0, len);
+        long n;
+        if (target.isAccessibleBy(OTHER_THREAD)) {
+            n = get(op, offset, target);
+        } else {
+            try (Arena shared = Arena.ofShared()) {
+                MemorySegment bounce = shared.allocate(len, 4096);
+                n = get(op, offset, bounce);
+                MemorySegment.copy(bounce, 0, target, 0, n);
+            }
+        }
+        if (n != len) {
+            throw new IOException(String.format("%s of %s returned %d bytes, %d expected", op, where, n, len));
+        }
+        return n;
+    }
+
+    private long get(String op, long offset, MemorySegment into) throws IOException {
+        return requests.call(op, (Long got) -> got, t -> t.getRange(where, offset, into, etag));
+    }
+
+    @Override
+    public Map<String, Object> metadata() {
+        return metadata;
+    }
+
+    @Override
+    public boolean directIo() {
+        return false;
+    }
+
+    @Override
+    public String description() {
+        return String.format("%s %s at %s (ranged GETs)", pool.backend(), where, pool.description());
+    }
+
+    /** This reader's figures per endpoint: requests, bytes, errors, latency, times marked down. */
+    @Override
+    public List<EndpointStatistics> endpointStatistics() {
+        return requests.statistics();
+    }
+
+    @Override
+    public void close() {
+        // the transports are the pool's
+    }
+}

@@ -1,0 +1,298 @@
+package io.dgen4j.s3;
+
+import io.dgen4j.storage.EndpointStatistics;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The requests of one writer or reader (one object): each sent to the endpoint the pool chooses,
+ * timed and counted in this object's figures and the process's, its failure classified by the
+ * transport; an endpoint's failure marks it down and the caller retries elsewhere. With
+ * {@link S3Endpoints#pinUpload()} every request goes to the endpoint of the first.
+ */
+final class Requests {
+    private static final Logger LOG = LoggerFactory.getLogger(Requests.class);
+
+    private final S3Endpoints pool;
+    private final S3Location where;
+    private final EndpointFigures[] figures;
+    private volatile Endpoint pinned;
+
+    Requests(S3Endpoints pool, S3Location where) {
+        this(pool, where, null);
+    }
+
+    /** Requests of {@code where}, all sent to {@code pinnedTo} when it is not null. */
+    Requests(S3Endpoints pool, S3Location where, Endpoint pinnedTo) {
+        this.pool = pool;
+        this.where = where;
+        this.figures = new EndpointFigures[pool.size()];
+        for (int i = 0; i < figures.length; i++) {
+            figures[i] = new EndpointFigures();
+        }
+        this.pinned = pinnedTo;
+    }
+
+    /** One request on its way. */
+    record Sent<T>(String operation, Endpoint endpoint, EndpointHealth.Admission admission, long start,
+                   CompletableFuture<T> future) {}
+
+    /** A failed request: its one-line description, and whether it was the endpoint's fault (retry elsewhere). */
+    record Failure(IOException exception, boolean endpointFault) {}
+
+    /** The endpoint this object is pinned to, if pinning is on and its first request was sent. */
+    Endpoint pinned() {
+        return pinned;
+    }
+
+    /**
+     * Sends one request to the endpoint chosen for it among those not in {@code excluded}
+     * ({@code causes}: why each of them failed it, for the message when none is left).
+     *
+     * @throws IOException when no endpoint takes requests (the message names each one's cause), or
+     *         the pinned endpoint cannot take it
+     */
+    <T> Sent<T> send(String operation, Set<Endpoint> excluded, Map<Endpoint, IOException> causes,
+                     Function<S3Transport, CompletableFuture<T>> call) throws IOException {
+        S3Endpoints.Choice c = pool.pinUpload() ? pinnedChoice(operation, excluded, causes) : pool.choose(excluded);
+        if (c == null) {
+            throw noEndpoint(operation, causes);
+        }
+        return start(operation, c.endpoint(), c.admission(), call);
+    }
+
+    private S3Endpoints.Choice pinnedChoice(String operation, Set<Endpoint> excluded, Map<Endpoint, IOException> causes)
+            throws IOException {
+        Endpoint p = pinned;
+        if (p == null) {
+            synchronized (this) {
+                if (pinned == null) {
+                    S3Endpoints.Choice c = pool.choose(excluded);
+                    if (c != null) {
+                        pinned = c.endpoint();
+                    }
+                    return c;
+                }
+                p = pinned;
+            }
+        }
+        if (excluded.contains(p)) {
+            IOException cause = causes.get(p);
+            throw new IOException(String.format("%s of %s failed on %s, the endpoint its upload is pinned to "
+                    + "(pinned uploads do not fail over): %s", operation, where, p.name(),
+                    cause == null ? lastFailure(p) : cause.getMessage()), cause);
+        }
+        EndpointHealth.Admission a = p.health().admitPinned(System.nanoTime());
+        if (a == null) {
+            throw new IOException(String.format("%s of %s cannot be sent: %s, the endpoint its upload is pinned to, is "
+                    + "down (pinned uploads do not fail over); its last failure: %s", operation, where, p.name(),
+                    lastFailure(p)));
+        }
+        return new S3Endpoints.Choice(p, a);
+    }
+
+    private <T> Sent<T> start(String operation, Endpoint ep, EndpointHealth.Admission how,
+                              Function<S3Transport, CompletableFuture<T>> call) {
+        figures[ep.index()].started();
+        ep.health().figures().started();
+        long start = System.nanoTime();
+        CompletableFuture<T> f;
+        try {
+            f = call.apply(ep.transport());
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        return new Sent<>(operation, ep, how, start, f);
+    }
+
+    /**
+     * Records how a request ended (figures, the endpoint's health).
+     *
+     * @param failure null on success, else how its future completed
+     * @param bytes   payload bytes moved, on success
+     * @return null on success, else the failure described in one line
+     */
+    Failure finish(Sent<?> s, Throwable failure, long bytes) {
+        long nanos = System.nanoTime() - s.start();
+        Endpoint ep = s.endpoint();
+        if (failure == null) {
+            figures[ep.index()].finished(nanos, bytes, false);
+            ep.health().figures().finished(nanos, bytes, false);
+            ep.health().answered(s.admission());
+            return null;
+        }
+        Throwable t = unwrap(failure);
+        figures[ep.index()].finished(nanos, 0, true);
+        ep.health().figures().finished(nanos, 0, true);
+        S3Transport.FailureKind kind;
+        try {
+            kind = ep.transport().classify(t);
+        } catch (RuntimeException e) {
+            kind = S3Transport.FailureKind.REQUEST;
+        }
+        IOException described = describe(ep, s.operation(), t);
+        figures[ep.index()].lastFailure(described.getMessage());
+        if (kind == S3Transport.FailureKind.ENDPOINT) {
+            endpointFailed(ep, s.admission(), described.getMessage());
+        } else {
+            ep.health().answered(s.admission()); // it answered, with a refusal of this request
+        }
+        return new Failure(described, kind == S3Transport.FailureKind.ENDPOINT);
+    }
+
+    private void endpointFailed(Endpoint ep, EndpointHealth.Admission how, String cause) {
+        figures[ep.index()].lastFailure(cause);
+        if (ep.health().failed(how, cause, System.nanoTime())) {
+            figures[ep.index()].markedDown();
+            LOG.warn("S3 endpoint {} marked down: {}", ep.name(), cause);
+        }
+    }
+
+    private IOException describe(Endpoint ep, String operation, Throwable t) {
+        if (t instanceof IOException io && io.getMessage() != null && io.getMessage().contains(where.toString())
+                && io.getClass() == IOException.class) {
+            return io; // already one of our lines
+        }
+        try {
+            IOException d = ep.transport().describe(operation, where, t);
+            if (d != null) {
+                return d;
+            }
+        } catch (RuntimeException e) {
+            t.addSuppressed(e);
+        }
+        return new IOException(String.format("%s of %s at %s failed: %s", operation, where, ep.name(), t), t);
+    }
+
+    /**
+     * One request, sent again on another endpoint after each failure of an endpoint's, until one
+     * answers; a failure of the request's own (4xx) fails at once.
+     *
+     * @param bytes the payload bytes a result stands for
+     * @throws IOException the request's failure, or, when no endpoint is left, one naming each endpoint's cause
+     */
+    <T> T call(String operation, ToLongFunction<? super T> bytes, Function<S3Transport, CompletableFuture<T>> call)
+            throws IOException {
+        Set<Endpoint> tried = new HashSet<>();
+        Map<Endpoint, IOException> causes = new LinkedHashMap<>();
+        while (true) {
+            Sent<T> s = send(operation, tried, causes, call);
+            T r = null;
+            Throwable failed = null;
+            try {
+                r = s.future().join();
+            } catch (CompletionException | CancellationException e) {
+                failed = e;
+            }
+            Failure f = finish(s, failed, failed == null ? bytes.applyAsLong(r) : 0);
+            if (f == null) {
+                return r;
+            }
+            if (!f.endpointFault()) {
+                throw f.exception();
+            }
+            tried.add(s.endpoint());
+            causes.put(s.endpoint(), f.exception());
+        }
+    }
+
+    /**
+     * One request that must reach the store if any endpoint answers (aborts, their confirmation):
+     * tried on each endpoint in turn, those up first, whatever their back-off (a pinned object: its
+     * endpoint only).
+     *
+     * @throws IOException the request's failure, or, when no endpoint answered, one naming each one's cause
+     */
+    <T> T callAny(String operation, Function<S3Transport, CompletableFuture<T>> call) throws IOException {
+        List<Endpoint> order = new ArrayList<>();
+        Endpoint p = pinned;
+        if (pool.pinUpload() && p != null) {
+            order.add(p);
+        } else {
+            long now = System.nanoTime();
+            pool.all().stream().filter(e -> e.health().usable(now)).forEach(order::add);
+            pool.all().stream().filter(e -> !order.contains(e)).forEach(order::add);
+        }
+        Map<Endpoint, IOException> causes = new LinkedHashMap<>();
+        for (Endpoint ep : order) {
+            Sent<T> s = start(operation, ep, null, call);
+            T r = null;
+            Throwable failed = null;
+            try {
+                r = s.future().join();
+            } catch (CompletionException | CancellationException e) {
+                failed = e;
+            }
+            Failure f = finish(s, failed, 0);
+            if (f == null) {
+                return r;
+            }
+            if (!f.endpointFault()) {
+                throw f.exception();
+            }
+            causes.put(ep, f.exception());
+        }
+        throw noEndpoint(operation, causes);
+    }
+
+    /** The failure when no endpoint is left: one endpoint's own line, or each endpoint's cause. */
+    IOException noEndpoint(String operation, Map<Endpoint, IOException> causes) {
+        if (pool.size() == 1 && causes.size() == 1) {
+            return causes.values().iterator().next();
+        }
+        StringBuilder each = new StringBuilder();
+        IOException last = null;
+        for (Endpoint ep : pool.all()) {
+            IOException c = causes.get(ep);
+            each.append(each.isEmpty() ? "" : "; ").append(ep.name()).append(": ");
+            if (c != null) {
+                each.append(c.getMessage());
+                last = c;
+            } else {
+                long left = ep.health().backoffLeft(System.nanoTime());
+                each.append(String.format(Locale.ROOT, "%s%s, last failure: %s", S3Endpoints.stateLabel(ep.health()),
+                        left > 0 ? String.format(Locale.ROOT, " for %.1f s more", left / 1e9) : "", lastFailure(ep)));
+            }
+        }
+        IOException e = new IOException(String.format("%s of %s failed: no S3 endpoint is healthy (%d): %s", operation,
+                where, pool.size(), each), last);
+        causes.values().stream().filter(c -> c != e.getCause()).forEach(e::addSuppressed);
+        return e;
+    }
+
+    private static String lastFailure(Endpoint ep) {
+        String f = ep.health().figures().lastFailure();
+        return f.isEmpty() ? "none" : f;
+    }
+
+    /** This object's figures per endpoint, with each endpoint's state now. */
+    List<EndpointStatistics> statistics() {
+        List<EndpointStatistics> out = new ArrayList<>(figures.length);
+        for (Endpoint ep : pool.all()) {
+            out.add(figures[ep.index()].snapshot(ep.name(), S3Endpoints.stateLabel(ep.health())));
+        }
+        return out;
+    }
+
+    /** The client library's exception inside a future's wrapper. */
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

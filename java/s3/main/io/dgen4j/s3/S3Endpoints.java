@@ -1,0 +1,285 @@
+package io.dgen4j.s3;
+
+import io.dgen4j.storage.EndpointStatistics;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The endpoints one backend spreads its requests over, with one {@link S3Transport} per endpoint,
+ * created once and reused, and the choice of endpoint for each request: the
+ * {@link EndpointSet}'s strategy ({@link S3Settings#endpointSet()}; without a set, the one
+ * endpoint), skipping endpoints that are down (see {@link #choose}). The endpoints are assumed to be
+ * gateways of one cluster: an upload created through one takes parts and is completed through
+ * another ({@link EndpointSet#pinUpload()} keeps each object on one endpoint where they are not).
+ *
+ * <p>Pools are cached process-wide per backend, settings (all but the part size and requests in
+ * flight, which do not touch the clients) and variant, so that repeated saves reuse the clients;
+ * {@link #closeShared(String)} (the backend's provider's {@code close()}) or a shutdown hook closes
+ * them. Endpoint health and the counts of requests in flight are process-wide per endpoint URI, shared
+ * by every pool that names the endpoint.
+ *
+ * {@snippet :
+ * S3Endpoints pool = S3Endpoints.shared(factory, settings);
+ * try (MultipartWriter w = MultipartWriter.open(pool, where, settings, request, 8)) { ... }
+ * }
+ */
+public final class S3Endpoints implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(S3Endpoints.class);
+    private static final Map<Key, S3Endpoints> SHARED = new ConcurrentHashMap<>();
+    private static final AtomicBoolean HOOK = new AtomicBoolean();
+
+    /** What a shared pool is made from. */
+    private record Key(String backend, S3Settings settings, Object variant) {}
+
+    private final String backend;
+    private final S3Settings settings;
+    private final List<Endpoint> endpoints;
+    private final EndpointSet.Strategy strategy;
+    private final boolean pinUpload;
+    private final int rank;
+    private final AtomicInteger next = new AtomicInteger();
+    private final LeftOpenUploads leftOpen;
+    private volatile boolean closed;
+
+    private S3Endpoints(String backend, S3Settings settings, List<Endpoint> endpoints) {
+        this.backend = backend;
+        this.settings = settings;
+        this.endpoints = List.copyOf(endpoints);
+        EndpointSet set = settings.endpointSet().orElse(null);
+        this.strategy = set == null ? EndpointSet.Strategy.ROUND_ROBIN : set.strategy();
+        this.pinUpload = set != null && set.pinUpload();
+        this.rank = set == null ? 0 : set.rank();
+        this.leftOpen = new LeftOpenUploads(this);
+    }
+
+    /**
+     * A new pool, not shared: one transport per endpoint of {@code settings}
+     * ({@link S3Settings#perEndpoint()}), opened now; the caller closes it.
+     *
+     * @throws IOException when a transport cannot be created (those already created are closed)
+     */
+    public static S3Endpoints open(S3TransportFactory factory, S3Settings settings) throws IOException {
+        List<Endpoint> list = new ArrayList<>();
+        try {
+            List<S3Settings> each = settings.perEndpoint();
+            for (int i = 0; i < each.size(); i++) {
+                S3Settings one = each.get(i);
+                String name = one.endpointDescription();
+                list.add(new Endpoint(i, name, one, Objects.requireNonNull(factory.open(one), "transport"),
+                        EndpointHealth.of(name)));
+            }
+        } catch (IOException | RuntimeException e) {
+            list.forEach(ep -> closeQuietly(ep.transport()));
+            throw e;
+        }
+        return new S3Endpoints(factory.backend(), settings, list);
+    }
+
+    /** The process's pool for this backend and these settings, opened on first use. */
+    public static S3Endpoints shared(S3TransportFactory factory, S3Settings settings) throws IOException {
+        return shared(factory, settings, null);
+    }
+
+    /**
+     * The process's pool for this backend, these settings and {@code variant} (backend options that
+     * change how its transports are built, equal by value; null for none), opened on first use.
+     */
+    public static S3Endpoints shared(S3TransportFactory factory, S3Settings settings, Object variant)
+            throws IOException {
+        Key key = new Key(factory.backend(), clientSettings(settings), variant);
+        S3Endpoints pool = SHARED.get(key);
+        if (pool != null && !pool.closed) {
+            return pool;
+        }
+        synchronized (SHARED) {
+            pool = SHARED.get(key);
+            if (pool == null || pool.closed) {
+                pool = open(factory, key.settings());
+                SHARED.put(key, pool);
+                if (HOOK.compareAndSet(false, true)) {
+                    Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("dgen4j-s3-close").unstarted(
+                            () -> SHARED.values().forEach(S3Endpoints::close)));
+                }
+            }
+            return pool;
+        }
+    }
+
+    /** Closes the process's shared pools of {@code backend} (its provider's {@code close()}). */
+    public static void closeShared(String backend) {
+        synchronized (SHARED) {
+            SHARED.entrySet().removeIf(e -> {
+                if (e.getKey().backend().equals(backend)) {
+                    e.getValue().close();
+                    return true;
+                }
+                return false;
+            });
+        }
+    }
+
+    /** The settings a client depends on: these without the part size and requests in flight. */
+    private static S3Settings clientSettings(S3Settings s) {
+        return s.toBuilder().partSize(0).maxInFlight(0).build();
+    }
+
+    /** The backend's name ({@code aws}, {@code crt}, {@code minio}). */
+    public String backend() {
+        return backend;
+    }
+
+    /** The settings the transports were made from. */
+    public S3Settings settings() {
+        return settings;
+    }
+
+    /** The endpoints, in the set's order. */
+    public List<String> endpoints() {
+        return endpoints.stream().map(Endpoint::name).toList();
+    }
+
+    /** The number of endpoints. */
+    public int size() {
+        return endpoints.size();
+    }
+
+    /** How requests pick their endpoint. */
+    public EndpointSet.Strategy strategy() {
+        return strategy;
+    }
+
+    /** Whether every request of one object goes to the endpoint of its first request. */
+    public boolean pinUpload() {
+        return pinUpload;
+    }
+
+    /** The endpoints for messages: the one, or {@code n endpoints (strategy): [...]}. */
+    public String description() {
+        return settings.endpointDescription();
+    }
+
+    /**
+     * The figures of every request of this process to each endpoint (all pools that name it), with
+     * its state now.
+     */
+    public List<EndpointStatistics> statistics() {
+        return endpoints.stream().map(ep -> ep.health().figures().snapshot(ep.name(), stateLabel(ep.health())))
+                .toList();
+    }
+
+    /** Each endpoint's transport, in the set's order (for probes such as {@code dgen4j endpoints}). */
+    public List<S3Transport> transports() {
+        return endpoints.stream().map(Endpoint::transport).toList();
+    }
+
+    /** Uploads that no endpoint let this process abort yet, as {@code upload <id> of s3://b/k}. */
+    public List<String> uploadsLeftOpen() {
+        return leftOpen.list();
+    }
+
+    List<Endpoint> all() {
+        return endpoints;
+    }
+
+    LeftOpenUploads leftOpen() {
+        return leftOpen;
+    }
+
+    static String stateLabel(EndpointHealth h) {
+        return h.state().name().toLowerCase(Locale.ROOT);
+    }
+
+    /** An endpoint chosen for one request, and how it was let through. */
+    record Choice(Endpoint endpoint, EndpointHealth.Admission admission) {}
+
+    /**
+     * The endpoint for the next request, by the strategy, among those not in {@code excluded} that
+     * take requests now (up, or down with the back-off over: then this request is the half-open
+     * probe); null when there is none.
+     */
+    Choice choose(java.util.Set<Endpoint> excluded) {
+        int n = endpoints.size();
+        for (int attempt = 0; attempt < 2 * n + 2; attempt++) {
+            long now = System.nanoTime();
+            Endpoint pick = switch (strategy) {
+                case ROUND_ROBIN -> roundRobin(excluded, now);
+                case LEAST_CONNECTIONS -> leastConnections(excluded, now);
+                case RANK -> {
+                    Endpoint mine = endpoints.get(rank % n);
+                    yield !excluded.contains(mine) && mine.health().usable(now) ? mine : roundRobin(excluded, now);
+                }
+            };
+            if (pick == null) {
+                return null;
+            }
+            EndpointHealth.Admission a = pick.health().admit(now);
+            if (a != null) {
+                return new Choice(pick, a);
+            }
+            // another request took the probe meanwhile: choose again
+        }
+        return null;
+    }
+
+    private Endpoint roundRobin(java.util.Set<Endpoint> excluded, long now) {
+        int n = endpoints.size();
+        int start = Math.floorMod(next.getAndIncrement(), n);
+        for (int i = 0; i < n; i++) {
+            Endpoint e = endpoints.get((start + i) % n);
+            if (!excluded.contains(e) && e.health().usable(now)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** Fewest requests in flight (process-wide); among equals, the first from a rotating start. */
+    private Endpoint leastConnections(java.util.Set<Endpoint> excluded, long now) {
+        int n = endpoints.size();
+        int start = Math.floorMod(next.getAndIncrement(), n);
+        Endpoint best = null;
+        int fewest = Integer.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            Endpoint e = endpoints.get((start + i) % n);
+            int active = e.health().active();
+            if (active < fewest && !excluded.contains(e) && e.health().usable(now)) {
+                best = e;
+                fewest = active;
+            }
+        }
+        return best;
+    }
+
+    /** Closes the transports; requests still in flight fail. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        leftOpen.close();
+        endpoints.forEach(ep -> closeQuietly(ep.transport()));
+    }
+
+    private static void closeQuietly(S3Transport t) {
+        try {
+            t.close();
+        } catch (RuntimeException e) {
+            LOG.warn("closing the S3 transport of {} failed: {}", t.endpoint(), e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return backend + " " + description();
+    }
+}

@@ -1,0 +1,382 @@
+package io.dgen4j.s3;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.ConnectException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import java.util.zip.CRC32;
+
+/**
+ * An in-memory {@link S3Transport} for the driver's tests (and other modules' through the test-jar):
+ * the endpoints of one {@link Cluster} share its buckets, objects and uploads, as gateways of one
+ * store do. Calls run on other threads, after an optional delay; failures are injected per endpoint
+ * with {@link #failWith}: a {@link ConnectException} or an {@link S3Error} of status 5xx is the
+ * endpoint's fault, any other {@link S3Error} the request's.
+ */
+public final class FakeTransport implements S3Transport {
+
+    /** An S3 error answer. */
+    public static final class S3Error extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        /** Its HTTP status. */
+        public final int status;
+
+        /** An answer with this status and S3 error code. */
+        public S3Error(int status, String code) {
+            super("HTTP " + status + " " + code);
+            this.status = status;
+        }
+    }
+
+    /** What the store holds: shared by all the endpoints of a cluster. */
+    public static final class Cluster implements S3TransportFactory {
+        private static final AtomicInteger CLUSTERS = new AtomicInteger();
+        final Set<String> buckets = ConcurrentHashMap.newKeySet();
+        final Map<String, StoredObject> objects = new ConcurrentHashMap<>();
+        final Map<String, Upload> uploads = new ConcurrentHashMap<>();
+        final Map<String, FakeTransport> transports = new ConcurrentHashMap<>();
+        private final boolean keepBytes;
+        private final String id = "c" + CLUSTERS.incrementAndGet();
+        private final AtomicInteger uploadIds = new AtomicInteger();
+        private final ExecutorService executor = Executors.newCachedThreadPool(
+                Thread.ofPlatform().daemon().name("fake-s3-", 0).factory());
+        volatile long delayMillis;
+
+        /**
+         * An empty store with {@code bucket}.
+         *
+         * @param keepBytes keep objects' bytes (else only their size and CRC32, for big tests)
+         */
+        public Cluster(String bucket, boolean keepBytes) {
+            buckets.add(bucket);
+            this.keepBytes = keepBytes;
+        }
+
+        /** {@code n} endpoints of this cluster, unique to it (the process's endpoint health is per URI). */
+        public List<java.net.URI> endpoints(int n) {
+            List<java.net.URI> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                out.add(java.net.URI.create("http://" + id + "-gw" + i + ".fake:9000"));
+            }
+            return out;
+        }
+
+        /** Each call waits this long before it runs (so that requests overlap). */
+        public Cluster delayMillis(long ms) {
+            this.delayMillis = ms;
+            return this;
+        }
+
+        @Override
+        public String backend() {
+            return "fake";
+        }
+
+        @Override
+        public S3Transport open(S3Settings settings) {
+            String e = settings.endpointDescription();
+            return transports.computeIfAbsent(e, k -> new FakeTransport(this, k));
+        }
+
+        /** The transport of {@code endpoint}, once the pool opened it. */
+        public FakeTransport transport(java.net.URI endpoint) {
+            FakeTransport t = transports.get(endpoint.toString());
+            if (t == null) {
+                throw new IllegalStateException("no transport opened for " + endpoint + ": " + transports.keySet());
+            }
+            return t;
+        }
+
+        /** The stored object's bytes, or null. */
+        public byte[] bytes(String key) {
+            StoredObject o = objects.get(key);
+            return o == null ? null : o.bytes;
+        }
+
+        /** The stored object's size, or -1. */
+        public long size(String key) {
+            StoredObject o = objects.get(key);
+            return o == null ? -1 : o.size;
+        }
+
+        /** Ids of the open uploads of {@code key}. */
+        public List<String> uploadsOf(String key) {
+            return uploads.values().stream().filter(u -> u.key.equals(key)).map(u -> u.id).sorted().toList();
+        }
+    }
+
+    record StoredObject(long size, byte[] bytes, long crc, String etag, Map<String, String> metadata) {}
+
+    static final class Upload {
+        final String id;
+        final String key;
+        final Map<String, String> metadata;
+        final Map<Integer, StoredObject> parts = new ConcurrentHashMap<>();
+
+        Upload(String id, String key, Map<String, String> metadata) {
+            this.id = id;
+            this.key = key;
+            this.metadata = metadata;
+        }
+    }
+
+    private final Cluster cluster;
+    private final String endpoint;
+    private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final AtomicLong partBytes = new AtomicLong();
+    private volatile BiFunction<String, Integer, RuntimeException> failure = (op, n) -> null;
+    private volatile boolean closed;
+
+    private FakeTransport(Cluster cluster, String endpoint) {
+        this.cluster = cluster;
+        this.endpoint = endpoint;
+    }
+
+    /**
+     * Failures from now on: {@code f} is given each call's operation ({@code UploadPart}, ...) and
+     * the number of that operation's calls so far on this endpoint (1 for the first), and returns
+     * the exception to fail it with, or null to let it run.
+     */
+    public void failWith(BiFunction<String, Integer, RuntimeException> f) {
+        this.failure = f;
+    }
+
+    /** Every call fails as a refused connection (a dead gateway). */
+    public void kill() {
+        failWith((op, n) -> new java.io.UncheckedIOException(new ConnectException("Connection refused (fake "
+                + endpoint + " is down)")));
+    }
+
+    /** Every call runs again. */
+    public void revive() {
+        failWith((op, n) -> null);
+    }
+
+    /** Calls of {@code operation} that reached this endpoint, failed or not. */
+    public int calls(String operation) {
+        AtomicInteger c = calls.get(operation);
+        return c == null ? 0 : c.get();
+    }
+
+    /** Bytes of the parts this endpoint stored. */
+    public long partBytes() {
+        return partBytes.get();
+    }
+
+    private <T> CompletableFuture<T> run(String op, java.util.concurrent.Callable<T> body) {
+        int n = calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
+        RuntimeException fail = failure.apply(op, n);
+        return CompletableFuture.supplyAsync(() -> {
+            if (closed) {
+                throw new IllegalStateException("transport of " + endpoint + " closed");
+            }
+            long d = cluster.delayMillis;
+            if (d > 0) {
+                try {
+                    Thread.sleep(d);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (fail != null) {
+                throw fail;
+            }
+            try {
+                return body.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, cluster.executor);
+    }
+
+    @Override
+    public String endpoint() {
+        return endpoint;
+    }
+
+    private void bucket(String b) {
+        if (!cluster.buckets.contains(b)) {
+            throw new S3Error(404, "NoSuchBucket");
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> headBucket(String bucket) {
+        return run("HeadBucket", () -> {
+            bucket(bucket);
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
+        return run("CreateMultipartUpload", () -> {
+            bucket(where.bucket());
+            String id = "upload-" + cluster.uploadIds.incrementAndGet();
+            cluster.uploads.put(id, new Upload(id, where.key(), Map.copyOf(metadata)));
+            return id;
+        });
+    }
+
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body) {
+        return run("UploadPart", () -> {
+            Upload u = cluster.uploads.get(uploadId);
+            if (u == null) {
+                throw new S3Error(404, "NoSuchUpload");
+            }
+            StoredObject part = store(body);
+            u.parts.put(partNumber, part);
+            partBytes.addAndGet(part.size());
+            return new UploadedPart(partNumber, part.etag(), null);
+        });
+    }
+
+    private StoredObject store(MemorySegment body) {
+        byte[] b = body.toArray(ValueLayout.JAVA_BYTE);
+        CRC32 crc = new CRC32();
+        crc.update(b);
+        String etag = "\"" + Long.toHexString(crc.getValue()) + "-" + b.length + "\"";
+        return new StoredObject(b.length, cluster.keepBytes ? b : null, crc.getValue(), etag, Map.of());
+    }
+
+    @Override
+    public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
+        return run("CompleteMultipartUpload", () -> {
+            Upload u = cluster.uploads.get(uploadId);
+            if (u == null) {
+                throw new S3Error(404, "NoSuchUpload");
+            }
+            TreeMap<Integer, StoredObject> sorted = new TreeMap<>(u.parts);
+            if (parts.size() != sorted.size()) {
+                throw new S3Error(400, "InvalidPart");
+            }
+            long size = 0;
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            CRC32 crc = new CRC32();
+            for (UploadedPart p : parts) {
+                StoredObject s = sorted.get(p.number());
+                if (s == null || !s.etag().equals(p.etag())) {
+                    throw new S3Error(400, "InvalidPart");
+                }
+                size += s.size();
+                if (s.bytes() != null) {
+                    all.write(s.bytes());
+                    crc.update(s.bytes());
+                }
+            }
+            String etag = "\"" + HexFormat.of().toHexDigits(uploadId.hashCode()) + "-" + parts.size() + "\"";
+            cluster.objects.put(u.key, new StoredObject(size, cluster.keepBytes ? all.toByteArray() : null,
+                    crc.getValue(), etag, u.metadata));
+            cluster.uploads.remove(uploadId);
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> abortMultipartUpload(S3Location where, String uploadId) {
+        return run("AbortMultipartUpload", () -> {
+            cluster.uploads.remove(uploadId);
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        return run("ListMultipartUploads", () -> {
+            Upload u = cluster.uploads.get(uploadId);
+            return u != null && u.key.equals(where.key());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body) {
+        return run("PutObject", () -> {
+            bucket(where.bucket());
+            StoredObject s = store(body);
+            cluster.objects.put(where.key(), new StoredObject(s.size(), s.bytes(), s.crc(), s.etag(),
+                    Map.copyOf(metadata)));
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
+        return run("HeadObject", () -> {
+            bucket(where.bucket());
+            StoredObject o = cluster.objects.get(where.key());
+            return o == null ? Optional.empty() : Optional.of(new ObjectHead(o.size(), o.etag(), o.metadata()));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> deleteObject(S3Location where) {
+        return run("DeleteObject", () -> {
+            cluster.objects.remove(where.key());
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        return run("GetObject", () -> {
+            StoredObject o = cluster.objects.get(where.key());
+            if (o == null) {
+                throw new S3Error(404, "NoSuchKey");
+            }
+            if (etag != null && !etag.equals(o.etag())) {
+                throw new S3Error(412, "PreconditionFailed");
+            }
+            if (o.bytes() == null) {
+                throw new IllegalStateException("the fake cluster keeps no bytes");
+            }
+            long n = Math.max(0, Math.min(dst.byteSize(), o.size() - offset));
+            MemorySegment.copy(MemorySegment.ofArray(o.bytes()), offset, dst, 0, n);
+            return n;
+        });
+    }
+
+    @Override
+    public FailureKind classify(Throwable failure) {
+        Throwable t = Requests.unwrap(failure);
+        if (t instanceof S3Error e) {
+            return e.status >= 500 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof IOException) {
+                return FailureKind.ENDPOINT;
+            }
+        }
+        return FailureKind.REQUEST;
+    }
+
+    @Override
+    public IOException describe(String operation, S3Location where, Throwable failure) {
+        Throwable t = Requests.unwrap(failure);
+        Throwable root = t instanceof java.io.UncheckedIOException u ? u.getCause() : t;
+        return new IOException(String.format("%s of %s at %s failed: %s", operation, where, endpoint,
+                root.getMessage()), t);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+}
