@@ -53,11 +53,6 @@ final class CrtErrors {
         return "";
     }
 
-    /** Whether a request failed without an answer from the server (connection refused, reset, DNS). */
-    static boolean unreachable(Throwable t) {
-        return unwrap(t) instanceof SdkClientException;
-    }
-
     /**
      * Whether {@code failure} is the endpoint's fault, so that another endpoint may succeed: no
      * answer at all (connection refused or reset, DNS, a TLS handshake that failed, a timeout, the

@@ -34,8 +34,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * a "default" meta request, reads the whole body before sending so that it can retry it). A ranged
  * GET's pieces arrive as heap arrays (the JNI copy out of the CRT's buffer) and are copied into the
  * caller's segment on the CRT's thread: two copies per byte read, the least the CRT's Java binding
- * allows. A segment confined to the calling thread is filled on that thread instead (see
- * {@link #getRange}).
+ * allows.
  *
  * <p>With {@link S3Settings.ChecksumMode#FULL} the upload is created with CRC32, every part sends
  * one and the completion lists them.
@@ -211,45 +210,33 @@ public final class CrtTransport implements S3Transport {
     /**
      * {@inheritDoc}
      *
-     * <p>A {@code dst} readable from any thread is filled by the CRT's threads as the body arrives,
-     * and this returns at once. A {@code dst} confined to the calling thread cannot be touched by
-     * them: the body is then copied into it on this thread, and this returns when the GET has ended
-     * (with a completed future). A {@code dst} confined to another thread is refused.
+     * <p>The CRT's threads copy the body into {@code dst} as it arrives; a {@code dst} confined to
+     * one thread is refused (the driver reads into such a segment through a shared one).
      */
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
         long len = dst.byteSize();
-        if (offset < 0 || len == 0) {
-            return offset < 0 ? CompletableFuture.failedFuture(new IllegalArgumentException("negative offset "
-                    + offset + " of " + object(where))) : CompletableFuture.completedFuture(0L);
+        if (offset < 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("negative offset " + offset + " of "
+                    + object(where)));
+        }
+        if (len == 0) {
+            return CompletableFuture.completedFuture(0L);
         }
         String range = String.format("bytes %d..%d of %s", offset, offset + len, object(where));
-        GetObjectRequest.Builder r = GetObjectRequest.builder().bucket(where.bucket()).key(where.key())
-                .range("bytes=" + offset + "-" + (offset + len - 1));
-        if (etag != null) {
-            r.ifMatch(etag);
-        }
-        if (dst.isAccessibleBy(ELSEWHERE)) {
-            return start(() -> client.getObject(r.build(), new RangeSink(dst, range)));
-        }
-        if (!dst.isAccessibleBy(Thread.currentThread())) {
+        if (!dst.isAccessibleBy(ELSEWHERE)) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("the segment to read " + range
-                    + " into is confined to another thread"));
+                    + " into is confined to one thread: the CRT fills it from its own (use a shared, global or "
+                    + "automatic arena)"));
         }
-        SegmentSink sink = new SegmentSink();
-        CompletableFuture<Void> f;
-        try {
-            f = client.getObject(r.build(), sink);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        try {
-            return CompletableFuture.completedFuture(sink.drainInto(dst, f, range));
-        } catch (SegmentSink.GetFailed e) {
-            return CompletableFuture.failedFuture(CrtErrors.unwrap(e.getCause()));
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return start(() -> {
+            GetObjectRequest.Builder r = GetObjectRequest.builder().bucket(where.bucket()).key(where.key())
+                    .range("bytes=" + offset + "-" + (offset + len - 1));
+            if (etag != null) {
+                r.ifMatch(etag);
+            }
+            return client.getObject(r.build(), new RangeSink(dst, range));
+        });
     }
 
     @Override
