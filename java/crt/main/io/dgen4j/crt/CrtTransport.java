@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
@@ -37,7 +38,8 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * allows.
  *
  * <p>With {@link S3Settings.ChecksumMode#FULL} the upload is created with CRC32, every part sends
- * one and the completion lists them.
+ * one and the completion lists them (those its caller does not pass, as remembered from the parts'
+ * answers).
  */
 public final class CrtTransport implements S3Transport {
     private static final Logger LOG = LoggerFactory.getLogger(CrtTransport.class);
@@ -50,6 +52,13 @@ public final class CrtTransport implements S3Transport {
     private final S3Settings settings;
     private final String endpoint;
     private final boolean fullChecksums;
+    /**
+     * With full checksums: each open upload's part checksums, by upload id, process-wide (the parts
+     * of one upload may go through every endpoint's transport), so that the completion lists them
+     * even when its caller passes parts without ({@link UploadedPart#checksum()} null). Removed when
+     * the upload is completed or aborted.
+     */
+    private static final Map<String, Map<Integer, String>> PART_CHECKSUMS = new ConcurrentHashMap<>();
     private final PartFault fault;
     private volatile boolean warnedConfined;
 
@@ -117,22 +126,33 @@ public final class CrtTransport implements S3Transport {
             }
             // The segment's own memory, no copy on the Java side; the CRT copies it once (see above).
             return client.uploadPart(r.build(), AsyncRequestBody.fromRemainingByteBufferUnsafe(readable(body, where)))
-                    .thenApply(p -> new UploadedPart(partNumber, p.eTag(), p.checksumCRC32()));
+                    .thenApply(p -> {
+                        if (fullChecksums && p.checksumCRC32() != null) {
+                            PART_CHECKSUMS.computeIfAbsent(uploadId, k -> new ConcurrentHashMap<>())
+                                    .put(partNumber, p.checksumCRC32());
+                        }
+                        return new UploadedPart(partNumber, p.eTag(), p.checksumCRC32());
+                    });
         });
     }
 
     @Override
     public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
         return start(() -> {
+            Map<Integer, String> known = PART_CHECKSUMS.getOrDefault(uploadId, Map.of());
             List<CompletedPart> done = parts.stream().map(p -> {
                 CompletedPart.Builder c = CompletedPart.builder().partNumber(p.number()).eTag(p.etag());
-                if (fullChecksums && p.checksum() != null) {
-                    c.checksumCRC32(p.checksum());
+                String crc = p.checksum() != null ? p.checksum() : known.get(p.number());
+                if (fullChecksums && crc != null) {
+                    c.checksumCRC32(crc);
                 }
                 return c.build();
             }).toList();
             return client.completeMultipartUpload(r -> r.bucket(where.bucket()).key(where.key()).uploadId(uploadId)
-                    .multipartUpload(m -> m.parts(done))).thenApply(r -> null);
+                    .multipartUpload(m -> m.parts(done))).thenApply(r -> {
+                        PART_CHECKSUMS.remove(uploadId);
+                        return null;
+                    });
         });
     }
 
@@ -143,6 +163,7 @@ public final class CrtTransport implements S3Transport {
                     if (e != null && !CrtErrors.notFound(e)) {
                         throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
                     }
+                    PART_CHECKSUMS.remove(uploadId);
                     return null; // aborted, or gone already (404 NoSuchUpload)
                 });
     }

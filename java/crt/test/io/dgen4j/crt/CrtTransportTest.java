@@ -161,6 +161,74 @@ class CrtTransportTest {
         }
     }
 
+    /**
+     * s3proxy sends no part checksums back, so this runs against a minimal S3 of our own on
+     * 127.0.0.1 that does: the completion must list each part's CRC32 even when its caller (the
+     * driver) passes the parts without, and the parts must have carried one.
+     */
+    @Test
+    void fullChecksumsListEveryPartsCrc32InTheCompletionEvenWhenTheCallerDropsThem() throws Exception {
+        List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+        StringBuilder completion = new StringBuilder();
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getByName("127.0.0.1"), 0), 0);
+        server.createContext("/", x -> {
+            String q = x.getRequestURI().getRawQuery() == null ? "" : x.getRequestURI().getRawQuery();
+            byte[] body = x.getRequestBody().readAllBytes();
+            // the part's CRC32 goes in a header, or as the trailer of an aws-chunked body
+            requests.add(x.getRequestMethod() + " " + q + " " + x.getRequestHeaders().entrySet().stream()
+                    .filter(h -> h.getKey().toLowerCase(java.util.Locale.ROOT).matches(".*(checksum|trailer).*"))
+                    .map(h -> h.getKey().toLowerCase(java.util.Locale.ROOT) + "=" + h.getValue()).sorted().toList()
+                    + (new String(body, java.nio.charset.StandardCharsets.ISO_8859_1).contains("x-amz-checksum-crc32:")
+                    ? " trailer x-amz-checksum-crc32" : ""));
+            String answer = "";
+            if (q.equals("uploads")) {
+                answer = "<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><UploadId>u-1</UploadId>"
+                        + "</InitiateMultipartUploadResult>";
+            } else if (q.contains("partNumber=")) {
+                String n = q.replaceAll(".*partNumber=(\\d+).*", "$1");
+                x.getResponseHeaders().add("ETag", "\"etag-" + n + "\"");
+                x.getResponseHeaders().add("x-amz-checksum-crc32", "crc-of-part-" + n);
+            } else if (q.startsWith("uploadId=")) {
+                completion.append(new String(body, java.nio.charset.StandardCharsets.UTF_8));
+                answer = "<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>\"etag-2\"</ETag>"
+                        + "</CompleteMultipartUploadResult>";
+            }
+            byte[] out = answer.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            x.getResponseHeaders().add("Content-Type", "application/xml");
+            x.sendResponseHeaders(200, out.length == 0 ? -1 : out.length);
+            x.getResponseBody().write(out);
+            x.close();
+        });
+        server.start();
+        try {
+            S3Settings full = S3.settings().toBuilder().checksumMode(S3Settings.ChecksumMode.FULL)
+                    .endpoint(URI.create("http://127.0.0.1:" + server.getAddress().getPort())).build();
+            S3Location where = S3Location.of(StorageTarget.parse("s3://bkt/k"));
+            try (S3Transport t = factory().open(full); Arena arena = Arena.ofShared()) {
+                String id = t.createMultipartUpload(where, Map.of()).get();
+                assertEquals("u-1", id);
+                UploadedPart p1 = t.uploadPart(where, id, 1, random(arena, 4096, 12)).get();
+                UploadedPart p2 = t.uploadPart(where, id, 2, random(arena, 100, 13)).get();
+                assertEquals(new UploadedPart(1, "\"etag-1\"", "crc-of-part-1"), p1);
+                assertEquals(new UploadedPart(2, "\"etag-2\"", "crc-of-part-2"), p2);
+                // the driver completes with ETags only
+                t.completeMultipartUpload(where, id, List.of(new UploadedPart(1, p1.etag(), null),
+                        new UploadedPart(2, p2.etag(), null))).get();
+            }
+            String c = completion.toString();
+            assertTrue(c.contains("<ChecksumCRC32>crc-of-part-1</ChecksumCRC32>")
+                    && c.contains("<ChecksumCRC32>crc-of-part-2</ChecksumCRC32>"), c);
+            List<String> parts = requests.stream().filter(r -> r.startsWith("PUT ")).toList();
+            assertEquals(2, parts.size(), "" + requests);
+            for (String r : parts) {
+                assertTrue(r.contains("x-amz-checksum-crc32"), "the part carried its CRC32: " + requests);
+            }
+        } finally {
+            server.stop(0);
+        }
+    }
+
     @Test
     void anAbortedUploadIsNoLongerListedAndASecondAbortIsFine() throws Exception {
         S3Location where = at("t/aborted.bin");
