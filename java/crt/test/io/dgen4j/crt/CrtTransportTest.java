@@ -411,6 +411,12 @@ class CrtTransportTest {
         }
     }
 
+    /**
+     * A certificate the CRT refuses. Slow (about a minute here) and not for our want of trying: s2n
+     * delays the close after a failed handshake by 10 to 30 s (its "blinding" against timing attacks,
+     * seen in the CRT's debug log as the delayed write-direction shutdown), and the CRT tries three
+     * times.
+     */
     @Test
     void aFailedTlsHandshakeIsTheEndpointsFault(@TempDir Path dir) throws Exception {
         try (UntrustedTlsServer tls = new UntrustedTlsServer(dir)) {
