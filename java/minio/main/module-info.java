@@ -26,4 +26,5 @@ module io.dgen4j.minio {
     exports io.dgen4j.minio;
 
     provides io.dgen4j.storage.StorageProvider with io.dgen4j.minio.MinioStorageProvider;
+    provides io.dgen4j.s3.S3TransportFactory with io.dgen4j.minio.MinioTransportFactory;
 }

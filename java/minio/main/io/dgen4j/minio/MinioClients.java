@@ -13,8 +13,6 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -33,37 +31,50 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MinIO clients, one per settings, options and connection limit, created on first use and
- * kept (each owns an OkHttp connection pool and dispatcher). OkHttp's dispatcher allows 5 requests
- * per host by default: ours allows the parts in flight plus a few for HEADs and aborts, on daemon
- * threads (OkHttp's own are not, and would hold a JVM up to a minute after its last request).
+ * Builds MinIO clients, one per endpoint (each owns an OkHttp connection pool and dispatcher).
+ * OkHttp's dispatcher allows 5 requests per host by default: ours allows the parts in flight plus a
+ * few for HEADs and aborts, on daemon threads (OkHttp's own are not, and would hold a JVM up to a
+ * minute after its last request).
  */
-final class MinioClients implements AutoCloseable {
+final class MinioClients {
     private static final Logger LOG = LoggerFactory.getLogger(MinioClients.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private MinioClients() {}
 
     /** What a client is made from. */
     private record Key(S3Settings settings, MinioOptions options, int maxConcurrency) {}
 
-    /** A client and what it owns. */
-    private record Entry(MinioAsyncClient client, OkHttpClient http, ExecutorService executor) {}
+    /** A client and what it owns: its OkHttp client and the daemon threads that run its calls. */
+    record Entry(MinioAsyncClient client, OkHttpClient http, ExecutorService executor) implements AutoCloseable {
+        /** Closes the client, cancels its calls, drops its connections and stops its threads. */
+        @Override
+        public void close() {
+            try {
+                client.close();
+                http.dispatcher().cancelAll();
+                http.connectionPool().evictAll();
+                executor.shutdown();
+            } catch (Exception ex) {
+                LOG.warn("closing a MinIO client failed: {}", ex.toString());
+            }
+        }
+    }
 
-    private final Map<Key, Entry> clients = new ConcurrentHashMap<>();
+    /** Connections for {@code requests} in flight: a few more for HEADs and aborts, a power of two, at least 16. */
+    static int concurrency(int requests) {
+        return Math.max(16, Integer.highestOneBit(Math.max(1, requests + 4) - 1) << 1);
+    }
 
     /**
-     * The client for these settings with at least {@code requests} connections.
+     * A new client for these settings with {@code maxConcurrency} connections;
+     * the caller closes it.
      *
      * @throws IOException when the CA bundle cannot be read
      */
-    MinioAsyncClient get(S3Settings settings, MinioOptions options, int requests) throws IOException {
-        int concurrency = Math.max(16, Integer.highestOneBit(Math.max(1, requests + 4) - 1) << 1);
-        Key key = new Key(settings, options, concurrency);
-        Entry e = clients.get(key);
-        if (e != null) {
-            return e.client();
-        }
+    static Entry open(S3Settings settings, MinioOptions options, int maxConcurrency) throws IOException {
         X509TrustManager trust = settings.caBundle().isPresent() ? trustManager(settings) : null;
-        return clients.computeIfAbsent(key, k -> build(k, trust)).client();
+        return build(new Key(settings, options, maxConcurrency), trust);
     }
 
     private static Entry build(Key k, X509TrustManager trust) {
@@ -141,20 +152,5 @@ final class MinioClients implements AutoCloseable {
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IOException("AWS_CA_BUNDLE " + pem + " does not exist", e);
         }
-    }
-
-    @Override
-    public void close() {
-        clients.values().forEach(e -> {
-            try {
-                e.client().close();
-                e.http().dispatcher().cancelAll();
-                e.http().connectionPool().evictAll();
-                e.executor().shutdown();
-            } catch (Exception ex) {
-                LOG.warn("closing a MinIO client failed: {}", ex.toString());
-            }
-        });
-        clients.clear();
     }
 }

@@ -1,5 +1,9 @@
 package io.dgen4j.minio;
 
+import io.dgen4j.s3.MultipartWriter;
+import io.dgen4j.s3.PartPlan;
+import io.dgen4j.s3.RangedReader;
+import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.ReadRequest;
@@ -9,33 +13,30 @@ import io.dgen4j.storage.StorageReader;
 import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
-import io.minio.MinioAsyncClient;
-import io.minio.RemoveObjectArgs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The {@code minio} backend: {@code s3://bucket/key} through the MinIO Java client's
- * {@code MinioAsyncClient} on OkHttp. Settings come from the request's {@link S3Settings} (else
- * from the environment and {@code .env}, {@link S3Settings#fromEnvironment}), plus optional
- * {@link MinioOptions}.
+ * {@code MinioAsyncClient} on OkHttp, one client per endpoint ({@link MinioTransport}), driven by the
+ * client-neutral S3 driver ({@link MultipartWriter}, {@link RangedReader} over an {@link S3Endpoints}
+ * pool: per-part balancing over the settings' endpoint set, failover, per-endpoint statistics).
+ * Settings come from the request's {@link S3Settings} (else from the environment and {@code .env},
+ * {@link S3Settings#fromEnvironment}), plus optional {@link MinioOptions}.
  *
  * <p>Priority 3, below {@code aws} (10) and {@code crt} (5): against s3proxy on loopback it was not
  * measured faster than {@code aws} and used more client CPU per GiB (MinIO's client needs one copy
  * per part into a heap array, and OkHttp copies heap bodies again on their way to the socket; see
- * {@link MinioWriter}). Pick it with {@code --backend minio} or {@code DGEN4J_S3_BACKEND=minio}.
+ * {@link MinioTransport}). Pick it with {@code --backend minio} or {@code DGEN4J_S3_BACKEND=minio}.
  *
- * <p>Clients are created once per settings and kept for the provider's life; their threads are
- * daemons. {@link #close()} releases them.
+ * <p>Clients are created once per endpoint, settings, options and connection count and kept by the
+ * driver's process-wide pools; their threads are daemons. {@link #close()} releases this backend's
+ * pools (a shutdown hook does at exit).
  */
 public final class MinioStorageProvider implements StorageProvider, AutoCloseable {
     /** The backend's name. */
     public static final String NAME = "minio";
-    private final MinioClients clients = new MinioClients();
 
     /** The service loader's constructor. */
     public MinioStorageProvider() {}
@@ -56,25 +57,43 @@ public final class MinioStorageProvider implements StorageProvider, AutoCloseabl
     }
 
     /**
-     * Opens a multipart upload after checking that the bucket answers, so a wrong endpoint, bucket or
-     * credentials fail here, before any data is generated.
+     * Refuses parts the heap cannot hold, then opens a multipart upload after checking that the
+     * bucket answers, so a wrong endpoint, bucket or credentials fail here, before any data is
+     * generated.
+     *
+     * @throws IllegalArgumentException when a part would not fit a Java array, or the parts in flight
+     *         need more than half the heap (MinIO's bodies are heap arrays)
      */
     @Override
     public StorageWriter openWriter(WriteRequest r) throws IOException {
         S3Location where = S3Location.of(r.target());
         S3Settings s = settings(r.options(), where);
         int inFlight = s.maxInFlight().orElse(r.maxInFlight());
-        MinioAsyncClient client = clients.get(s, minioOptions(r.options()), Math.max(inFlight, r.maxInFlight()));
-        return MinioWriter.open(client, where, s, r, inFlight);
+        checkHeap(s, r, inFlight);
+        S3Endpoints pool = pool(s, minioOptions(r.options()), Math.max(inFlight, r.maxInFlight()));
+        return MultipartWriter.open(pool, where, s, r, inFlight);
+    }
+
+    /**
+     * The part arrays live on the heap: refuse up front what this JVM cannot hold, rather than
+     * failing with {@code OutOfMemoryError} halfway through the upload (the transport checks again
+     * per part, counting the arrays really lent).
+     */
+    private static void checkHeap(S3Settings s, WriteRequest r, int inFlight) {
+        if (r.size() == 0) {
+            return;
+        }
+        long chunk = r.metadata().get("chunkSize") instanceof Number n ? n.longValue() : 0;
+        long partSize = s.partSizeFor(chunk > 0 ? chunk : PartPlan.MIN_PART_SIZE);
+        PartBuffers.checkHeap(inFlight, Math.min(partSize, r.size()));
     }
 
     @Override
     public StorageReader openReader(ReadRequest r) throws IOException {
         S3Location where = S3Location.of(r.target());
         S3Settings s = settings(r.options(), where);
-        MinioAsyncClient client = clients.get(s, minioOptions(r.options()), Math.max(s.maxInFlight().orElse(1),
-                r.maxInFlight()));
-        return MinioReader.open(client, where, s);
+        return RangedReader.open(pool(s, minioOptions(r.options()), Math.max(s.maxInFlight().orElse(1),
+                r.maxInFlight())), where);
     }
 
     /** HEADs the object (to say whether there was one), then deletes it. */
@@ -82,19 +101,19 @@ public final class MinioStorageProvider implements StorageProvider, AutoCloseabl
     public boolean delete(StorageTarget target, StorageOptions options) throws IOException {
         S3Location where = S3Location.of(target);
         S3Settings s = settings(options, where);
-        MinioAsyncClient client = clients.get(s, minioOptions(options), 1);
-        boolean existed = MinioReader.exists(client, where, s);
-        if (existed) {
-            await(client.removeObject(RemoveObjectArgs.builder().bucket(where.bucket()).object(where.key()).build()),
-                    "DeleteObject", where, s);
-        }
-        return existed;
+        return RangedReader.delete(pool(s, minioOptions(options), 1), where);
     }
 
-    /** Closes the cached clients. */
+    /** Closes this backend's pools of clients. */
     @Override
     public void close() {
-        clients.close();
+        S3Endpoints.closeShared(NAME);
+    }
+
+    /** The process's pool for these settings and options, with at least {@code requests} connections per endpoint. */
+    static S3Endpoints pool(S3Settings s, MinioOptions options, int requests) throws IOException {
+        MinioTransportFactory factory = new MinioTransportFactory(options, MinioClients.concurrency(requests));
+        return S3Endpoints.shared(factory, s, factory);
     }
 
     private static MinioOptions minioOptions(StorageOptions options) {
@@ -115,14 +134,5 @@ public final class MinioStorageProvider implements StorageProvider, AutoCloseabl
                     + "naming a profile of ~/.aws/credentials", where));
         }
         return s;
-    }
-
-    /** Waits for a client call; its failure becomes one clear IOException. */
-    static <T> T await(CompletableFuture<T> call, String operation, S3Location where, S3Settings s) throws IOException {
-        try {
-            return call.join();
-        } catch (CompletionException | CancellationException e) {
-            throw MinioErrors.io(operation, where, s, e);
-        }
     }
 }

@@ -30,7 +30,7 @@ import java.util.Locale;
  * A measurement, not a test: the same streaming save through the {@code minio} and the {@code aws}
  * backends to one server, alternating which goes first each round. Prints elapsed and client CPU
  * seconds per GiB (this process's CPU time, generation included for both) as medians and ratios,
- * and the minio writer's copy and CRC32C times; and, as the baseline of the minio client itself, a
+ * and the minio transport's copy and CRC32C times; and, as the baseline of the minio client itself, a
  * plain MinIO multipart upload of the same bytes held in {@code byte[]} parts beforehand, both with
  * MinIO's default hashing (a SHA-256 of every part over http) and with the headers the backend sends
  * (unsigned payload + CRC32C). Run by scripts/bench-s3-minio.sh.
@@ -102,6 +102,10 @@ public final class SaveMinioVsAws {
             return save(names[which], settings, spec, bucket, size, part, inFlight);
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        PartBuffers buffers = MinioTransportFactory.buffers();
+        long copied0 = buffers.copiedBytes();
+        long copyNanos0 = buffers.copyNanos();
+        long crcNanos0 = buffers.crcNanos();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         plainUpload(plain, bucket, "bench/plain.bin", parts, inFlight, which == 3);
@@ -171,6 +175,10 @@ public final class SaveMinioVsAws {
         StreamingCheckpoint ckpt = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
                 .writersInFlight(inFlight).backend(backend).backendOptions(settings).spec(spec).build();
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        PartBuffers buffers = MinioTransportFactory.buffers();
+        long copied0 = buffers.copiedBytes();
+        long copyNanos0 = buffers.copyNanos();
+        long crcNanos0 = buffers.crcNanos();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         SaveResult s = ckpt.save("s3://" + bucket + "/bench/" + backend + ".bin", size);
@@ -180,6 +188,11 @@ public final class SaveMinioVsAws {
         }
         System.err.printf(Locale.ROOT, "  %-5s %7.2f s %6.2f CPU s, peak RSS %d MiB: %s%n", backend, m[0], m[1],
                 s.peakRssBytes() >> 20, s.backend());
+        if (backend.equals("minio")) {
+            System.err.printf(Locale.ROOT, "        1 copy into part arrays: %d MiB in %.3f s, CRC32C %.3f s%n",
+                    (buffers.copiedBytes() - copied0) >> 20, (buffers.copyNanos() - copyNanos0) / 1e9,
+                    (buffers.crcNanos() - crcNanos0) / 1e9);
+        }
         ckpt.delete(io.dgen4j.storage.StorageTarget.parse("s3://" + bucket + "/bench/" + backend + ".bin"));
         return m;
     }

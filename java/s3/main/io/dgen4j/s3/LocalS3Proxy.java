@@ -41,6 +41,7 @@ import javax.crypto.spec.SecretKeySpec;
 public final class LocalS3Proxy implements AutoCloseable {
     private static final Duration START_LIMIT = Duration.ofSeconds(90);
 
+    private final Path jar;
     private final Path dir;
     private final boolean ownsDir;
     private final String accessKey;
@@ -49,8 +50,9 @@ public final class LocalS3Proxy implements AutoCloseable {
     private final Path log;
     private final Process process;
 
-    private LocalS3Proxy(Path dir, boolean ownsDir, String accessKey, String secretKey, int port, Path log,
+    private LocalS3Proxy(Path jar, Path dir, boolean ownsDir, String accessKey, String secretKey, int port, Path log,
             Process process) {
+        this.jar = jar;
         this.dir = dir;
         this.ownsDir = ownsDir;
         this.accessKey = accessKey;
@@ -70,7 +72,29 @@ public final class LocalS3Proxy implements AutoCloseable {
      */
     public static LocalS3Proxy start(Path jar, Path dir, String accessKey, String secretKey)
             throws IOException, InterruptedException {
-        return start(jar, dir, false, accessKey, secretKey);
+        return start(jar, dir, false, accessKey, secretKey, 0);
+    }
+
+    /**
+     * Starts s3proxy as {@link #start(Path, Path, String, String)} does, on {@code port} of 127.0.0.1
+     * (0: a free one). Several servers over one {@code dir} serve the same buckets and uploads: they
+     * act as gateways of one store.
+     */
+    public static LocalS3Proxy start(Path jar, Path dir, String accessKey, String secretKey, int port)
+            throws IOException, InterruptedException {
+        return start(jar, dir, false, accessKey, secretKey, port);
+    }
+
+    /**
+     * Starts this server again, after {@link #kill()}, on the same port over the same files.
+     *
+     * @throws IllegalStateException when it is still running, or does not start
+     */
+    public LocalS3Proxy restart() throws IOException, InterruptedException {
+        if (isRunning()) {
+            throw new IllegalStateException("s3proxy is still running on " + endpoint());
+        }
+        return start(jar, dir, ownsDir, accessKey, secretKey, port);
     }
 
     /**
@@ -88,21 +112,22 @@ public final class LocalS3Proxy implements AutoCloseable {
         random.nextBytes(id);
         random.nextBytes(secret);
         try {
-            return start(jar, dir, true, "local" + HexFormat.of().formatHex(id), HexFormat.of().formatHex(secret));
+            return start(jar, dir, true, "local" + HexFormat.of().formatHex(id), HexFormat.of().formatHex(secret), 0);
         } catch (IOException | InterruptedException | RuntimeException e) {
             deleteTree(dir);
             throw e;
         }
     }
 
-    private static LocalS3Proxy start(Path jar, Path dir, boolean ownsDir, String accessKey, String secretKey)
-            throws IOException, InterruptedException {
+    private static LocalS3Proxy start(Path jar, Path dir, boolean ownsDir, String accessKey, String secretKey,
+            int fixedPort) throws IOException, InterruptedException {
         if (!Files.isRegularFile(jar)) {
             throw new java.nio.file.NoSuchFileException(jar.toString(), null, "no s3proxy jar here");
         }
         Files.createDirectories(dir.resolve("data"));
-        int port = freePort();
-        Path props = dir.resolve("s3proxy.properties");
+        int port = fixedPort > 0 ? fixedPort : freePort();
+        // one file per server: several may run over one directory
+        Path props = dir.resolve("s3proxy-" + port + ".properties");
         Files.writeString(props, String.join("\n",
                 "s3proxy.endpoint=http://127.0.0.1:" + port,
                 "s3proxy.authorization=aws-v2-or-v4",
@@ -118,8 +143,8 @@ public final class LocalS3Proxy implements AutoCloseable {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> cmd = List.of(java.toString(), "-Xmx1g", "-XX:+UseParallelGC", "-jar", jar.toString(),
                 "--properties", props.toString());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        LocalS3Proxy s3 = new LocalS3Proxy(dir, ownsDir, accessKey, secretKey, port, log, p);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        LocalS3Proxy s3 = new LocalS3Proxy(jar, dir, ownsDir, accessKey, secretKey, port, log, p);
         s3.awaitReady();
         return s3;
     }

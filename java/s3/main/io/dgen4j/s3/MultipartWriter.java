@@ -9,8 +9,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -158,8 +156,7 @@ public final class MultipartWriter implements StorageWriter {
         private final MemorySegment data;
         private final Deque<Integer> todo;
         private final BlockingQueue<Done> done = new LinkedBlockingQueue<>();
-        private final Map<Integer, Set<Endpoint>> tried = new HashMap<>();
-        private final Map<Integer, Map<Endpoint, IOException>> causes = new HashMap<>();
+        private final Map<Integer, Requests.Attempts> attempts = new HashMap<>();
         private int outstanding;
         private IOException failed;
         private boolean interrupted;
@@ -220,8 +217,7 @@ public final class MultipartWriter implements StorageWriter {
             MemorySegment body = data.asSlice(plan.partOffset(n) - offset, plan.partLength(n));
             Requests.Sent<S3Transport.UploadedPart> s;
             try {
-                s = requests.send("UploadPart " + n, tried.computeIfAbsent(n, k -> new HashSet<>()),
-                        causes.computeIfAbsent(n, k -> new LinkedHashMap<>()),
+                s = requests.send("UploadPart " + n, attempts.computeIfAbsent(n, k -> new Requests.Attempts()),
                         t -> t.uploadPart(where, uploadId, n, body));
             } catch (IOException e) {
                 permits.release();
@@ -249,8 +245,7 @@ public final class MultipartWriter implements StorageWriter {
                     etags.put(n, d.part().etag());
                 }
             } else if (f.endpointFault() && failed == null) {
-                tried.get(n).add(d.sent().endpoint());
-                causes.get(n).put(d.sent().endpoint(), f.exception());
+                attempts.get(n).failed(d.sent().endpoint(), f.exception());
                 todo.addFirst(n); // the same bytes, to another endpoint
             } else {
                 fail(f.exception());
@@ -444,10 +439,14 @@ public final class MultipartWriter implements StorageWriter {
                 : String.format("%d parts of %d bytes, %d in flight", plan.parts(), plan.partSize(), inFlight));
     }
 
-    /** This writer's figures per endpoint: requests, bytes, errors, latency, times marked down. */
+    /**
+     * This writer's figures per endpoint of the set: requests, bytes, errors, latency, times marked
+     * down; none for an endpoint given alone.
+     */
     @Override
     public List<EndpointStatistics> endpointStatistics() {
-        return requests.statistics();
+        // an endpoint given alone is no set: no figures, as for files (the pool keeps them all the same)
+        return pool.settings().endpointSet().isPresent() ? requests.statistics() : List.of();
     }
 
     @Override

@@ -132,10 +132,14 @@ public final class RangedReader implements StorageReader {
         return String.format("%s %s at %s (ranged GETs)", pool.backend(), where, pool.description());
     }
 
-    /** This reader's figures per endpoint: requests, bytes, errors, latency, times marked down. */
+    /**
+     * This reader's figures per endpoint of the set: requests, bytes, errors, latency, times marked
+     * down; none for an endpoint given alone.
+     */
     @Override
     public List<EndpointStatistics> endpointStatistics() {
-        return requests.statistics();
+        // an endpoint given alone is no set: no figures, as for files (the pool keeps them all the same)
+        return pool.settings().endpointSet().isPresent() ? requests.statistics() : List.of();
     }
 
     @Override

@@ -60,28 +60,61 @@ final class Requests {
     }
 
     /**
-     * Sends one request to the endpoint chosen for it among those not in {@code excluded}
-     * ({@code causes}: why each of them failed it, for the message when none is left).
+     * One request's attempts so far: the endpoints that failed it and why. An endpoint that failed it
+     * is not tried again unless it came back up meanwhile (another request's probe), and a request
+     * gets at most two attempts per endpoint, plus one.
+     */
+    static final class Attempts {
+        private final Map<Endpoint, IOException> causes = new LinkedHashMap<>();
+        private int count;
+
+        /** {@code ep} failed the request, by its own fault. */
+        void failed(Endpoint ep, IOException cause) {
+            causes.put(ep, cause);
+            count++;
+        }
+
+        Map<Endpoint, IOException> causes() {
+            return causes;
+        }
+
+        /** The endpoints not to try now: those that failed the request and are not up again. */
+        Set<Endpoint> excluded() {
+            Set<Endpoint> out = new HashSet<>();
+            causes.keySet().stream().filter(e -> e.health().state() != EndpointHealth.State.UP).forEach(out::add);
+            return out;
+        }
+    }
+
+    /**
+     * Sends one request to the endpoint chosen for it, skipping those that failed its earlier
+     * attempts (unless up again).
      *
      * @throws IOException when no endpoint takes requests (the message names each one's cause), or
      *         the pinned endpoint cannot take it
      */
-    <T> Sent<T> send(String operation, Set<Endpoint> excluded, Map<Endpoint, IOException> causes,
-                     Function<S3Transport, CompletableFuture<T>> call) throws IOException {
-        S3Endpoints.Choice c = pool.pinUpload() ? pinnedChoice(operation, excluded, causes) : pool.choose(excluded);
+    <T> Sent<T> send(String operation, Attempts attempts, Function<S3Transport, CompletableFuture<T>> call)
+            throws IOException {
+        S3Endpoints.Choice c;
+        if (attempts.count > 2 * pool.size()) {
+            c = null;
+        } else if (pool.pinUpload()) {
+            c = pinnedChoice(operation, attempts);
+        } else {
+            c = pool.choose(attempts.excluded());
+        }
         if (c == null) {
-            throw noEndpoint(operation, causes);
+            throw noEndpoint(operation, attempts.causes());
         }
         return start(operation, c.endpoint(), c.admission(), call);
     }
 
-    private S3Endpoints.Choice pinnedChoice(String operation, Set<Endpoint> excluded, Map<Endpoint, IOException> causes)
-            throws IOException {
+    private S3Endpoints.Choice pinnedChoice(String operation, Attempts attempts) throws IOException {
         Endpoint p = pinned;
         if (p == null) {
             synchronized (this) {
                 if (pinned == null) {
-                    S3Endpoints.Choice c = pool.choose(excluded);
+                    S3Endpoints.Choice c = pool.choose(attempts.excluded());
                     if (c != null) {
                         pinned = c.endpoint();
                     }
@@ -90,11 +123,10 @@ final class Requests {
                 p = pinned;
             }
         }
-        if (excluded.contains(p)) {
-            IOException cause = causes.get(p);
+        IOException cause = attempts.causes().get(p);
+        if (cause != null) {
             throw new IOException(String.format("%s of %s failed on %s, the endpoint its upload is pinned to "
-                    + "(pinned uploads do not fail over): %s", operation, where, p.name(),
-                    cause == null ? lastFailure(p) : cause.getMessage()), cause);
+                    + "(pinned uploads do not fail over): %s", operation, where, p.name(), cause.getMessage()), cause);
         }
         EndpointHealth.Admission a = p.health().admitPinned(System.nanoTime());
         if (a == null) {
@@ -187,10 +219,9 @@ final class Requests {
      */
     <T> T call(String operation, ToLongFunction<? super T> bytes, Function<S3Transport, CompletableFuture<T>> call)
             throws IOException {
-        Set<Endpoint> tried = new HashSet<>();
-        Map<Endpoint, IOException> causes = new LinkedHashMap<>();
+        Attempts attempts = new Attempts();
         while (true) {
-            Sent<T> s = send(operation, tried, causes, call);
+            Sent<T> s = send(operation, attempts, call);
             T r = null;
             Throwable failed = null;
             try {
@@ -205,8 +236,7 @@ final class Requests {
             if (!f.endpointFault()) {
                 throw f.exception();
             }
-            tried.add(s.endpoint());
-            causes.put(s.endpoint(), f.exception());
+            attempts.failed(s.endpoint(), f.exception());
         }
     }
 

@@ -8,7 +8,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,8 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Pools are cached process-wide per backend, settings (all but the part size and requests in
  * flight, which do not touch the clients) and variant, so that repeated saves reuse the clients;
- * {@link #closeShared(String)} (the backend's provider's {@code close()}) or a shutdown hook closes
- * them. Endpoint health and the counts of requests in flight are process-wide per endpoint URI, shared
+ * {@link #closeShared(String)} (the backend's provider's {@code close()}) closes them. No shutdown
+ * hook does: the clients' threads are daemons, and the CLI's Ctrl-C cleanup still aborts uploads
+ * through them while the JVM shuts down. Endpoint health and the counts of requests in flight are process-wide per endpoint URI, shared
  * by every pool that names the endpoint.
  *
  * {@snippet :
@@ -35,7 +35,6 @@ import org.slf4j.LoggerFactory;
 public final class S3Endpoints implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(S3Endpoints.class);
     private static final Map<Key, S3Endpoints> SHARED = new ConcurrentHashMap<>();
-    private static final AtomicBoolean HOOK = new AtomicBoolean();
 
     /** What a shared pool is made from. */
     private record Key(String backend, S3Settings settings, Object variant) {}
@@ -105,10 +104,6 @@ public final class S3Endpoints implements AutoCloseable {
             if (pool == null || pool.closed) {
                 pool = open(factory, key.settings());
                 SHARED.put(key, pool);
-                if (HOOK.compareAndSet(false, true)) {
-                    Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("dgen4j-s3-close").unstarted(
-                            () -> SHARED.values().forEach(S3Endpoints::close)));
-                }
             }
             return pool;
         }

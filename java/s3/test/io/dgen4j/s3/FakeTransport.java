@@ -139,6 +139,7 @@ public final class FakeTransport implements S3Transport {
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     private final AtomicLong partBytes = new AtomicLong();
     private volatile BiFunction<String, Integer, RuntimeException> failure = (op, n) -> null;
+    private volatile BiFunction<String, Integer, RuntimeException> lostAnswer = (op, n) -> null;
     private volatile boolean closed;
 
     private FakeTransport(Cluster cluster, String endpoint) {
@@ -153,6 +154,14 @@ public final class FakeTransport implements S3Transport {
      */
     public void failWith(BiFunction<String, Integer, RuntimeException> f) {
         this.failure = f;
+    }
+
+    /**
+     * Answers lost from now on: the call runs (the store changes), then fails with the exception
+     * {@code f} returns (null: the answer arrives), as when a connection breaks after the request.
+     */
+    public void loseAnswerWith(BiFunction<String, Integer, RuntimeException> f) {
+        this.lostAnswer = f;
     }
 
     /** Every call fails as a refused connection (a dead gateway). */
@@ -180,6 +189,7 @@ public final class FakeTransport implements S3Transport {
     private <T> CompletableFuture<T> run(String op, java.util.concurrent.Callable<T> body) {
         int n = calls.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
         RuntimeException fail = failure.apply(op, n);
+        RuntimeException lost = lostAnswer.apply(op, n);
         return CompletableFuture.supplyAsync(() -> {
             if (closed) {
                 throw new IllegalStateException("transport of " + endpoint + " closed");
@@ -196,7 +206,11 @@ public final class FakeTransport implements S3Transport {
                 throw fail;
             }
             try {
-                return body.call();
+                T result = body.call();
+                if (lost != null) {
+                    throw lost;
+                }
+                return result;
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {

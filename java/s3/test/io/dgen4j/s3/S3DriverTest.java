@@ -241,6 +241,24 @@ class S3DriverTest {
     }
 
     @Test
+    void aCompleteWhoseAnswerWasLostIsFoundCompletedOnTheRetry() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(2);
+        S3Endpoints pool = pool(c, eps, EndpointSet.Strategy.ROUND_ROBIN);
+        for (URI e : eps) {
+            c.transport(e).loseAnswerWith((op, n) -> op.equals("CompleteMultipartUpload") && n == 1
+                    ? new java.io.UncheckedIOException(new IOException("Connection reset by peer")) : null);
+        }
+        long size = 3 * PART + 5;
+        try (MultipartWriter w = writer(pool, "lost-answer.bin", size, 2)) {
+            writeSequentially(w, size);
+            w.commit(); // the retry meets NoSuchUpload: the upload is no longer listed, so it was completed
+            assertTrue(w.state().contains("in place"), w.state());
+        }
+        assertArrayEquals(expected(size), c.bytes("lost-answer.bin"));
+    }
+
+    @Test
     void aRequestFailureFailsAtOnceWithoutMarkingTheEndpointDown() throws IOException {
         FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
         List<URI> eps = c.endpoints(3);

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -16,7 +18,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@value #JAR_PROPERTY}) run as a child JVM on a free port of 127.0.0.1, with the filesystem
  * backend in a temporary directory and signed requests (AWS v2 or v4) required. Register it as a
  * static field; it starts before the class's tests, creates one bucket for the class, and is
- * killed after them. The server itself is a {@link LocalS3Proxy}.
+ * killed after them. The server itself is a {@link LocalS3Proxy}. With {@code new S3ProxyExtension(3)},
+ * three servers run over one directory: three gateways of one store, each of which a test can kill
+ * ({@link #kill(int)}) and start again on its port ({@link #start(int)}).
  *
  * {@snippet :
  * @RegisterExtension
@@ -35,9 +39,25 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
     public static final String SECRET_KEY = "dgen4j-SECRET-d0n0tpr1nt-7f3a9c";
     private static final AtomicInteger BUCKETS = new AtomicInteger();
 
+    private final LocalS3Proxy[] gateways;
     private Path dir;
-    private LocalS3Proxy server;
     private String bucket;
+
+    /** One server. */
+    public S3ProxyExtension() {
+        this(1);
+    }
+
+    /**
+     * {@code gateways} servers over one directory: they serve the same buckets, objects and uploads,
+     * as the gateways of one storage cluster do; each can be killed and restarted alone.
+     */
+    public S3ProxyExtension(int gateways) {
+        if (gateways < 1) {
+            throw new IllegalArgumentException("at least one gateway, not " + gateways);
+        }
+        this.gateways = new LocalS3Proxy[gateways];
+    }
 
     /** Starts s3proxy and creates the class's bucket. */
     @Override
@@ -55,33 +75,107 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
         LocalS3Proxy.deleteTree(dir);
     }
 
-    /** Starts the server (again, after {@link #kill()}, on a new port over the same files). */
+    /**
+     * Starts every gateway that is not running: the first time on free ports, after {@link #kill()}
+     * on the same ports over the same files.
+     */
     public void start() throws IOException, InterruptedException {
-        if (server != null && server.isRunning()) {
-            throw new IllegalStateException("s3proxy is already running on " + server.endpoint());
-        }
-        Path jar = jar();
         if (dir == null) {
             dir = Files.createTempDirectory("dgen4j-s3proxy-");
         }
-        server = LocalS3Proxy.start(jar, dir, ACCESS_KEY, SECRET_KEY);
-    }
-
-    /** Kills the server at once (for tests of a server dying mid-upload), and waits until it is gone. */
-    public void kill() throws InterruptedException {
-        if (server != null) {
-            server.kill();
+        // the JVMs start side by side: each takes seconds
+        List<Thread> starting = new ArrayList<>();
+        List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < gateways.length; i++) {
+            if (gateways[i] == null || !gateways[i].isRunning()) {
+                int g = i;
+                starting.add(Thread.ofPlatform().name("s3proxy-start-" + g).start(() -> {
+                    try {
+                        start(g);
+                    } catch (IOException | InterruptedException | RuntimeException e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+        }
+        for (Thread t : starting) {
+            t.join();
+        }
+        if (!failures.isEmpty()) {
+            IOException e = new IOException("s3proxy did not start: " + failures.getFirst().getMessage(),
+                    failures.getFirst());
+            failures.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
         }
     }
 
-    /** Whether the server process is running. */
-    public boolean isRunning() {
-        return server != null && server.isRunning();
+    /**
+     * Starts gateway {@code i} (again, after {@link #kill(int)}, on its port over the same files).
+     *
+     * @throws IllegalStateException when it is already running
+     */
+    public void start(int i) throws IOException, InterruptedException {
+        LocalS3Proxy g = gateways[i];
+        if (g != null && g.isRunning()) {
+            throw new IllegalStateException("s3proxy " + i + " is already running on " + g.endpoint());
+        }
+        if (dir == null) {
+            dir = Files.createTempDirectory("dgen4j-s3proxy-");
+        }
+        gateways[i] = g == null ? LocalS3Proxy.start(jar(), dir, ACCESS_KEY, SECRET_KEY) : g.restart();
     }
 
-    /** {@code http://127.0.0.1:<port>}. */
+    /** Kills every gateway at once (for tests of a server dying mid-upload), and waits until they are gone. */
+    public void kill() throws InterruptedException {
+        for (int i = 0; i < gateways.length; i++) {
+            kill(i);
+        }
+    }
+
+    /** Kills gateway {@code i} at once and waits until it is gone. */
+    public void kill(int i) throws InterruptedException {
+        if (gateways[i] != null) {
+            gateways[i].kill();
+        }
+    }
+
+    /** Whether every gateway's process is running. */
+    public boolean isRunning() {
+        for (int i = 0; i < gateways.length; i++) {
+            if (!isRunning(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether gateway {@code i}'s process is running. */
+    public boolean isRunning(int i) {
+        return gateways[i] != null && gateways[i].isRunning();
+    }
+
+    /** The number of gateways. */
+    public int gateways() {
+        return gateways.length;
+    }
+
+    /** The first gateway's endpoint, {@code http://127.0.0.1:<port>}. */
     public URI endpoint() {
-        return server.endpoint();
+        return endpoint(0);
+    }
+
+    /** Gateway {@code i}'s endpoint. */
+    public URI endpoint(int i) {
+        return gateways[i].endpoint();
+    }
+
+    /** Every gateway's endpoint, in order. */
+    public List<URI> endpoints() {
+        List<URI> out = new ArrayList<>();
+        for (int i = 0; i < gateways.length; i++) {
+            out.add(endpoint(i));
+        }
+        return out;
     }
 
     /** The bucket created for the test class. */
@@ -89,9 +183,15 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
         return bucket;
     }
 
-    /** Settings for this server: its endpoint, the test keys, path-style addressing. */
+    /** Settings for the first gateway: its endpoint, the test keys, path-style addressing. */
     public S3Settings settings() {
-        return server.settings();
+        return gateways[0].settings();
+    }
+
+    /** Settings for every gateway, as an endpoint set with this strategy. */
+    public S3Settings settings(EndpointSet.Strategy strategy) {
+        return settings().toBuilder().endpointSet(EndpointSet.builder().endpoints(endpoints()).strategy(strategy)
+                .build()).build();
     }
 
     /** The server's directory of buckets (the filesystem backend's base directory). */
@@ -99,9 +199,9 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
         return dir.resolve("data");
     }
 
-    /** The last lines of the server's log. */
+    /** The last lines of the first gateway's log. */
     public String logTail() {
-        return server == null ? "" : server.logTail();
+        return gateways[0] == null ? "" : gateways[0].logTail();
     }
 
     /**
@@ -110,7 +210,7 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
      * @throws IOException with the server's answer when it refuses
      */
     public String createBucket(String name) throws IOException, InterruptedException {
-        return server.createBucket(name);
+        return gateways[0].createBucket(name);
     }
 
     private static Path jar() {

@@ -1,0 +1,399 @@
+package io.dgen4j.minio;
+
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Transport;
+import io.minio.AbortMultipartUploadArgs;
+import io.minio.CompleteMultipartUploadArgs;
+import io.minio.CreateMultipartUploadArgs;
+import io.minio.GetObjectArgs;
+import io.minio.GetObjectResponse;
+import io.minio.HeadBucketArgs;
+import io.minio.Http;
+import io.minio.ListMultipartUploadsArgs;
+import io.minio.MinioAsyncClient;
+import io.minio.PutObjectAPIArgs;
+import io.minio.RemoveObjectArgs;
+import io.minio.StatObjectArgs;
+import io.minio.StatObjectResponse;
+import io.minio.UploadPartArgs;
+import io.minio.errors.ErrorResponseException;
+import io.minio.errors.InsufficientDataException;
+import io.minio.errors.InvalidResponseException;
+import io.minio.errors.ServerException;
+import io.minio.messages.Part;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.zip.CRC32C;
+
+/**
+ * The S3 calls of the {@code minio} backend against one endpoint, through a {@code MinioAsyncClient}
+ * of its own (OkHttp, daemon threads), one call per method as {@link S3Transport} says.
+ *
+ * <p><b>The one copy.</b> MinIO takes only heap bodies, so {@link #uploadPart} copies the part from
+ * the caller's segment into an array of a {@link PartBuffers} pool (shared by the transports of one
+ * run), after refusing what the heap cannot hold; the array goes back to the pool when the call ends.
+ *
+ * <p><b>No extra hashing pass.</b> With the default checksum mode ({@code WHEN_REQUIRED}) each part is
+ * sent with {@code x-amz-content-sha256: UNSIGNED-PAYLOAD} and an {@code x-amz-checksum-crc32c}
+ * computed here with the JDK's {@link CRC32C} (a CPU instruction, straight from the segment): MinIO
+ * then skips its own SHA-256 (http) or byte-by-byte CRC32C (https) of the body, and the server still
+ * checks each part's bytes. {@code FULL} leaves the hashing to MinIO (a signed SHA-256 payload).
+ *
+ * <p>Ranged GETs hand their body out as an {@code InputStream}: it is read on the client's own
+ * threads through a per-thread 1 MiB array into the caller's segment.
+ */
+public final class MinioTransport implements S3Transport {
+    private static final String CONTENT_TYPE = "application/octet-stream";
+    private static final int STAGE = 1 << 20;
+    private static final ThreadLocal<byte[]> STAGING = ThreadLocal.withInitial(() -> new byte[STAGE]);
+    private static final int MAX_LIST_PAGES = 100;
+
+    private final S3Settings settings;
+    private final String endpoint;
+    private final MinioClients.Entry entry;
+    private final MinioAsyncClient client;
+    private final PartBuffers buffers;
+    private final boolean unsignedWithCrc;
+    private final int expectedInFlight;
+
+    private MinioTransport(S3Settings settings, MinioClients.Entry entry, PartBuffers buffers) {
+        this.settings = settings;
+        this.endpoint = settings.endpointDescription();
+        this.entry = entry;
+        this.client = entry.client();
+        this.buffers = buffers;
+        this.unsignedWithCrc = settings.checksumMode() != S3Settings.ChecksumMode.FULL;
+        this.expectedInFlight = settings.maxInFlight().orElse(1);
+        buffers.retain();
+    }
+
+    /**
+     * A transport for the one endpoint of {@code settings} (its {@link S3Settings#endpoint()}, AWS's
+     * own when empty; a set's other endpoints are ignored), with a client of its own.
+     *
+     * @param options     the OkHttp hook, applied after dgen4j's settings
+     * @param connections requests at once and idle connections kept by the client
+     * @param buffers     the part arrays, shared with the other endpoints' transports
+     * @throws IOException when the CA bundle cannot be read
+     */
+    static MinioTransport open(S3Settings settings, MinioOptions options, int connections, PartBuffers buffers)
+            throws IOException {
+        S3Settings one = settings.endpointSet().isPresent() ? settings.perEndpoint().getFirst() : settings;
+        return new MinioTransport(one, MinioClients.open(one, options, connections), buffers);
+    }
+
+    @Override
+    public String endpoint() {
+        return endpoint;
+    }
+
+    /** The settings of this endpoint. */
+    S3Settings settings() {
+        return settings;
+    }
+
+    /** Part arrays of the shared pool lent and not yet given back (by any transport of the pool). */
+    int buffersLent() {
+        return buffers.lent();
+    }
+
+    @Override
+    public CompletableFuture<Void> headBucket(String bucket) {
+        return start(() -> client.headBucket(HeadBucketArgs.builder().bucket(bucket).build())).thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
+        return start(() -> client.createMultipartUpload(CreateMultipartUploadArgs.builder().bucket(where.bucket())
+                .object(where.key()).headers(metadataHeaders(metadata)).build()))
+                .thenApply(r -> r.result().uploadId());
+    }
+
+    /**
+     * Copies the body into a pooled array (CRC32C computed from the segment first, when the payload
+     * is unsigned) and starts the upload; the array returns to the pool when the call ends.
+     * Completes exceptionally with {@link IllegalArgumentException} when the array would not fit
+     * (see {@link PartBuffers#checkHeap}), and with an {@link IOException} when the answer has no ETag.
+     */
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body) {
+        byte[] buf;
+        int len;
+        try {
+            if (body.byteSize() > PartBuffers.MAX_ARRAY) {
+                PartBuffers.checkHeap(1, body.byteSize());
+            }
+            len = (int) body.byteSize();
+            buf = buffers.take(len, expectedInFlight);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<io.minio.UploadPartResponse> call;
+        String checksum = null;
+        try {
+            Http.Headers headers = new Http.Headers();
+            long crcNanos = 0;
+            if (unsignedWithCrc) {
+                long t0 = System.nanoTime();
+                checksum = crc32c(body);
+                crcNanos = System.nanoTime() - t0;
+                headers = new Http.Headers("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD", "x-amz-checksum-crc32c",
+                        checksum);
+            }
+            long t0 = System.nanoTime();
+            MemorySegment.copy(body, ValueLayout.JAVA_BYTE, 0, buf, 0, len);
+            buffers.copied(len, System.nanoTime() - t0, crcNanos);
+            call = client.uploadPart(UploadPartArgs.builder().bucket(where.bucket()).object(where.key())
+                    .uploadId(uploadId).partNumber(partNumber).data(buf, len).headers(headers).build());
+        } catch (RuntimeException e) {
+            buffers.give(buf);
+            return CompletableFuture.failedFuture(e);
+        }
+        String crc = checksum;
+        return call.handle((r, e) -> {
+            buffers.give(buf);
+            if (e != null) {
+                throw e instanceof CompletionException c ? c : new CompletionException(e);
+            }
+            if (r.part() == null || r.part().etag() == null || r.part().etag().isEmpty()) {
+                throw new CompletionException(new IOException(String.format("UploadPart %d of %s at %s returned no "
+                        + "ETag", partNumber, where, endpoint)));
+            }
+            return new UploadedPart(partNumber, r.part().etag(), crc);
+        });
+    }
+
+    /** The CRC32C of the segment, big-endian, in base 64 (the {@code x-amz-checksum-crc32c} form). */
+    static String crc32c(MemorySegment body) {
+        CRC32C crc = new CRC32C();
+        crc.update(body.asByteBuffer());
+        int v = (int) crc.getValue();
+        return Base64.getEncoder().encodeToString(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8),
+            (byte) v});
+    }
+
+    @Override
+    public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId,
+                                                           List<UploadedPart> parts) {
+        Part[] list = parts.stream().map(p -> new Part(p.number(), p.etag())).toArray(Part[]::new);
+        return start(() -> client.completeMultipartUpload(CompleteMultipartUploadArgs.builder()
+                .bucket(where.bucket()).object(where.key()).uploadId(uploadId).parts(list).build()))
+                .thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> abortMultipartUpload(S3Location where, String uploadId) {
+        return start(() -> client.abortMultipartUpload(AbortMultipartUploadArgs.builder().bucket(where.bucket())
+                .object(where.key()).uploadId(uploadId).build()))
+                .handle((r, e) -> {
+                    if (e != null && !MinioErrors.notFound(e)) {
+                        throw e instanceof CompletionException c ? c : new CompletionException(e);
+                    }
+                    return null;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        return listPage(where, uploadId, null, null, 0);
+    }
+
+    private CompletableFuture<Boolean> listPage(S3Location where, String uploadId, String keyMarker, String idMarker,
+                                                int page) {
+        return start(() -> client.listMultipartUploads(ListMultipartUploadsArgs.builder().bucket(where.bucket())
+                .prefix(where.key()).keyMarker(keyMarker).uploadIdMarker(idMarker).build()))
+                .thenCompose(resp -> {
+                    var r = resp.result();
+                    if (r.uploads().stream().anyMatch(u -> where.key().equals(u.objectName())
+                            && uploadId.equals(u.uploadId()))) {
+                        return CompletableFuture.completedFuture(true);
+                    }
+                    if (!r.isTruncated() || page + 1 >= MAX_LIST_PAGES) {
+                        return CompletableFuture.completedFuture(false);
+                    }
+                    return listPage(where, uploadId, r.nextKeyMarker(), r.nextUploadIdMarker(), page + 1);
+                });
+    }
+
+    @Override
+    public CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body) {
+        return start(() -> {
+            if (body.byteSize() > PartBuffers.MAX_ARRAY) {
+                PartBuffers.checkHeap(1, body.byteSize());
+            }
+            byte[] data = body.toArray(ValueLayout.JAVA_BYTE);
+            return client.putObject(PutObjectAPIArgs.builder().bucket(where.bucket()).object(where.key())
+                    .data(data, data.length).headers(metadataHeaders(metadata)).contentType(CONTENT_TYPE).build());
+        }).thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
+        return start(() -> client.statObject(StatObjectArgs.builder().bucket(where.bucket()).object(where.key())
+                .build()))
+                .handle((h, e) -> {
+                    if (e != null) {
+                        if (MinioErrors.notFound(e)) {
+                            return Optional.empty();
+                        }
+                        throw e instanceof CompletionException c ? c : new CompletionException(e);
+                    }
+                    return Optional.of(new ObjectHead(h.size(), h.etag(), userMetadata(h)));
+                });
+    }
+
+    /** The user metadata as S3 names it (lower-case, without {@code x-amz-meta-}), first values. */
+    static Map<String, String> userMetadata(StatObjectResponse h) {
+        Map<String, String> m = new HashMap<>();
+        for (String name : h.userMetadata().names()) {
+            m.put(name.toLowerCase(Locale.ROOT), h.userMetadata().getFirst(name));
+        }
+        return m;
+    }
+
+    @Override
+    public CompletableFuture<Void> deleteObject(S3Location where) {
+        return start(() -> client.removeObject(RemoveObjectArgs.builder().bucket(where.bucket()).object(where.key())
+                .build()))
+                .handle((r, e) -> {
+                    if (e != null && !MinioErrors.notFound(e)) {
+                        throw e instanceof CompletionException c ? c : new CompletionException(e);
+                    }
+                    return null;
+                });
+    }
+
+    /**
+     * Starts the GET; its body is read into {@code dst} on the client's threads (never the caller's).
+     * Completes exceptionally with an {@link IOException} when the server sends more bytes than asked for.
+     */
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        long len = dst.byteSize();
+        if (offset < 0 || len == 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(String.format(
+                    "a ranged GET needs an offset >= 0 and at least one byte, got %d bytes at %d", len, offset)));
+        }
+        String range = "bytes=" + offset + "-" + (offset + len - 1);
+        return start(() -> {
+            GetObjectArgs.Builder req = GetObjectArgs.builder().bucket(where.bucket()).object(where.key())
+                    .offset(offset).length(len);
+            if (etag != null) {
+                req.matchETag(etag);
+            }
+            return client.getObject(req.build());
+        }).thenApplyAsync(in -> {
+            try (GetObjectResponse body = in) {
+                return readInto(body, dst, len, where, range);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, entry.executor()).exceptionally(e -> {
+            Throwable t = MinioErrors.unwrap(e);
+            throw new CompletionException(t instanceof UncheckedIOException u ? u.getCause() : t);
+        });
+    }
+
+    private long readInto(GetObjectResponse in, MemorySegment dst, long len, S3Location where, String range)
+            throws IOException {
+        byte[] stage = STAGING.get();
+        long n = 0;
+        while (n < len) {
+            int r = in.read(stage, 0, (int) Math.min(stage.length, len - n));
+            if (r < 0) {
+                break;
+            }
+            MemorySegment.copy(stage, 0, dst, ValueLayout.JAVA_BYTE, n, r);
+            n += r;
+        }
+        if (n == len && in.read() >= 0) {
+            throw new IOException(String.format("GetObject %s of %s at %s returned more bytes than asked for", range,
+                    where, endpoint));
+        }
+        return n;
+    }
+
+    /**
+     * {@link FailureKind#ENDPOINT} for a refused, reset or broken connection, a timeout, a TLS
+     * failure, an HTTP 5xx or an answer that is not S3's; {@link FailureKind#REQUEST} for an HTTP 4xx
+     * (credentials, missing bucket, precondition) and bad arguments.
+     */
+    @Override
+    public FailureKind classify(Throwable failure) {
+        Throwable t = MinioErrors.unwrap(failure);
+        if (t instanceof UncheckedIOException u) {
+            t = u.getCause();
+        }
+        if (t instanceof ErrorResponseException e) {
+            int status = e.response() == null ? 0 : e.response().code();
+            return status >= 500 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+        }
+        if (t instanceof ServerException e) {
+            return e.statusCode() >= 500 || e.statusCode() == 0 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+        }
+        if (t instanceof IOException || t instanceof InvalidResponseException || t instanceof InsufficientDataException) {
+            // ConnectException, SocketTimeoutException, SSLException, a reset or EOF: all IOExceptions
+            return FailureKind.ENDPOINT;
+        }
+        return FailureKind.REQUEST;
+    }
+
+    /**
+     * One line: the operation, the object, this endpoint and the cause (HTTP status, S3 error code and
+     * message; or the connection's failure). MinIO's own exception strings, which carry the request's
+     * headers, are never quoted; the failure is kept as the cause.
+     */
+    @Override
+    public IOException describe(String operation, S3Location where, Throwable failure) {
+        Throwable t = MinioErrors.unwrap(failure);
+        if (t instanceof UncheckedIOException u) {
+            t = u.getCause();
+        }
+        return MinioErrors.io(operation, where, settings, t);
+    }
+
+    /** Closes the client: its calls are cancelled, its connections dropped, its threads stopped. */
+    @Override
+    public void close() {
+        entry.close();
+        buffers.release();
+    }
+
+    @Override
+    public String toString() {
+        return "minio transport to " + endpoint;
+    }
+
+    private static Http.Headers metadataHeaders(Map<String, String> metadata) {
+        Http.Headers h = new Http.Headers("Content-Type", CONTENT_TYPE);
+        metadata.forEach((k, v) -> h.set("x-amz-meta-" + k, v));
+        return h;
+    }
+
+    /** Starts a client call; a call that throws before returning its future becomes a failed future. */
+    private static <T> CompletableFuture<T> start(Call<T> call) {
+        try {
+            return call.start();
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** A client call that may throw while it builds its request. */
+    @FunctionalInterface
+    private interface Call<T> {
+        CompletableFuture<T> start() throws Exception;
+    }
+}

@@ -1,0 +1,55 @@
+package io.dgen4j.minio;
+
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Transport;
+import io.dgen4j.s3.S3TransportFactory;
+import java.io.IOException;
+import java.util.Objects;
+
+/**
+ * Makes the {@code minio} backend's {@link S3Transport}s: one {@code MinioAsyncClient} per endpoint,
+ * its OkHttp client adjusted by these {@link MinioOptions} and allowed this many connections.
+ * Registered with {@code ServiceLoader} (defaults: no options, 128 connections); the provider makes
+ * its own per request, equal by value, so that equal ones share a pool of clients. Every transport of
+ * the process copies its parts into one pool of arrays ({@link PartBuffers}), so the arrays held are
+ * bounded by the parts in flight, whatever the number of endpoints.
+ *
+ * @param options        the OkHttp hook applied to each client
+ * @param maxConnections requests and idle connections per client (per endpoint)
+ */
+public record MinioTransportFactory(MinioOptions options, int maxConnections) implements S3TransportFactory {
+    private static final PartBuffers BUFFERS = new PartBuffers();
+
+    /** Checks the fields. */
+    public MinioTransportFactory {
+        Objects.requireNonNull(options, "options");
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("connections must be >= 1, got " + maxConnections);
+        }
+    }
+
+    /** The service loader's constructor: no options, 128 connections per endpoint. */
+    public MinioTransportFactory() {
+        this(MinioOptions.defaults(), MinioClients.concurrency(64));
+    }
+
+    @Override
+    public String backend() {
+        return MinioStorageProvider.NAME;
+    }
+
+    /**
+     * A transport for the one endpoint of {@code settings}.
+     *
+     * @throws IOException when the CA bundle cannot be read
+     */
+    @Override
+    public MinioTransport open(S3Settings settings) throws IOException {
+        return MinioTransport.open(settings, options, maxConnections, BUFFERS);
+    }
+
+    /** The arrays parts are copied into, shared by every transport (for tests and figures). */
+    static PartBuffers buffers() {
+        return BUFFERS;
+    }
+}
