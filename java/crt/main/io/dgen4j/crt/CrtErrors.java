@@ -1,6 +1,5 @@
 package io.dgen4j.crt;
 
-import io.dgen4j.s3.S3Settings;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Locale;
@@ -10,12 +9,10 @@ import java.util.concurrent.ExecutionException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
-import software.amazon.awssdk.core.exception.SdkClientException;
 
 /**
- * Turns what the SDK and the CRT throw into one-line {@link IOException}s that name the object,
- * the endpoint and what to check. Messages carry no secret: the SDK's never hold one, and ours
- * name the access key id by its first four characters at most.
+ * Reads what the SDK and the CRT throw: the cause inside the futures' wrappers, its HTTP status and
+ * S3 error code, its message on one line, and whose fault it is (the endpoint's or the request's).
  */
 final class CrtErrors {
     private CrtErrors() {}
@@ -96,45 +93,5 @@ final class CrtErrors {
     /** Whether a request failed because the object or upload does not exist. */
     static boolean notFound(Throwable t) {
         return status(t) == 404;
-    }
-
-    /**
-     * The error for a failed {@code operation} on {@code object}: what the server said (status,
-     * code, message), or that the endpoint could not be reached, with what to check.
-     */
-    static IOException describe(String operation, String object, S3Settings s, Throwable failure) {
-        Throwable t = unwrap(failure);
-        if (t instanceof InterruptedException || t instanceof InterruptedIOException) {
-            return new InterruptedIOException(operation + " of " + object + " at " + s.endpointDescription()
-                    + " interrupted");
-        }
-        String endpoint = s.endpointDescription();
-        if (t instanceof CancellationException) {
-            return new IOException(operation + " of " + object + " at " + endpoint + " was cancelled", t);
-        }
-        if (t instanceof AwsServiceException e) {
-            int status = e.statusCode();
-            String code = code(e);
-            String detail = e.awsErrorDetails() == null || e.awsErrorDetails().errorMessage() == null ? ""
-                    : ": " + e.awsErrorDetails().errorMessage().replaceAll("[\\r\\n]+", " ").strip();
-            if (status == 403 || code.equals("InvalidAccessKeyId") || code.equals("SignatureDoesNotMatch")
-                    || code.equals("AccessDenied")) {
-                return new IOException(String.format("%s of %s refused by %s (HTTP %d%s%s): check the credentials "
-                                + "(access key id %s%s) and their rights on the bucket", operation, object, endpoint,
-                        status, code.isEmpty() ? "" : " " + code, detail, S3Settings.mask(s.accessKeyId().orElse(null)),
-                        s.credentialsSource().map(c -> " from " + c).orElse("")), t);
-            }
-            return new IOException(String.format("%s of %s failed at %s: HTTP %d%s%s", operation, object, endpoint,
-                    status, code.isEmpty() ? "" : " " + code, detail), t);
-        }
-        if (t instanceof SdkClientException) {
-            String m = oneLine(t);
-            String hint = m.toLowerCase(Locale.ROOT).contains("tls") || m.contains("socket is closed")
-                    ? " (is the endpoint's scheme, http or https, right?)"
-                    : " (check AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL and that the server is running)";
-            return new IOException(String.format("%s of %s failed: cannot reach the S3 endpoint %s: %s%s", operation,
-                    object, endpoint, m.replaceFirst("^Failed to send the request: ", ""), hint), t);
-        }
-        return new IOException(String.format("%s of %s failed at %s: %s", operation, object, endpoint, oneLine(t)), t);
     }
 }

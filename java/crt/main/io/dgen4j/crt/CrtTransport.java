@@ -1,5 +1,6 @@
 package io.dgen4j.crt;
 
+import io.dgen4j.s3.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Transport;
@@ -16,7 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
@@ -268,18 +272,54 @@ public final class CrtTransport implements S3Transport {
     /**
      * {@inheritDoc}
      *
-     * <p>A missing bucket (404 on a HEAD of the bucket, or {@code NoSuchBucket}) says so and what to
-     * check; refused credentials name the access key id by its first four characters.
+     * <p>In the words every S3 backend uses ({@link S3Errors}); the CRT reports a failure without an
+     * answer as "Failed to send the request: " and its error's text (socket connection refused, TLS
+     * (SSL) negotiation failed, socket is closed, ...), which says which kind it is.
      */
     @Override
     public IOException describe(String operation, S3Location where, Throwable failure) {
-        String code = CrtErrors.code(failure);
-        if (CrtErrors.notFound(failure) && (code.equals("NoSuchBucket") || operation.startsWith("HeadBucket"))) {
-            return new IOException(String.format("%s of %s failed: bucket %s does not exist at %s (HTTP 404%s): create "
-                    + "it first, or check the bucket name and the endpoint", operation, object(where), where.bucket(),
-                    endpoint, code.isEmpty() ? "" : " " + code), CrtErrors.unwrap(failure));
+        Throwable t = CrtErrors.unwrap(failure);
+        return new IOException(line(operation, where, t), t);
+    }
+
+    private String line(String operation, S3Location where, Throwable t) {
+        if (t instanceof AwsServiceException e) {
+            int status = e.statusCode();
+            String code = CrtErrors.code(e);
+            if (code.equals("NoSuchBucket") || status == 404 && operation.startsWith("HeadBucket")) {
+                // a HEAD's 404 has no body, hence no code: the bucket is what was asked for
+                return String.format("%s of %s: %s (HTTP 404%s): create it first, or check the bucket name and the "
+                        + "endpoint", operation, where, S3Errors.noSuchBucket(where, endpoint),
+                        code.isEmpty() ? "" : " " + code);
+            }
+            if (S3Errors.refusesCredentials(status, code)) {
+                return S3Errors.credentialsRefused(operation, where, endpoint, settings, status,
+                        code.isEmpty() ? null : code);
+            }
+            String message = e.awsErrorDetails() == null || e.awsErrorDetails().errorMessage() == null ? null
+                    : e.awsErrorDetails().errorMessage().replaceAll("[\\r\\n]+", " ").strip();
+            return S3Errors.httpError(operation, where, endpoint, status, code.isEmpty() ? null : code, message);
         }
-        return CrtErrors.describe(operation, object(where), settings, failure);
+        String reason = CrtErrors.oneLine(t).replaceFirst("^Failed to send the request: ", "");
+        String r = reason.toLowerCase(Locale.ROOT);
+        if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException
+                || r.contains("timed out") || r.contains("timeout")) {
+            return S3Errors.timedOut(operation, where, endpoint, reason);
+        }
+        if (r.contains("tls") || r.contains("ssl")) {
+            // not S3Errors.tls: AWS_CA_BUNDLE cannot help this client over https
+            return String.format("%s of %s: TLS with %s failed: %s (the crt backend trusts only the system's CA "
+                    + "file: add the certificate authority there, or use --backend aws with AWS_CA_BUNDLE)", operation,
+                    where, endpoint, reason);
+        }
+        if (r.contains("refused") || r.contains("dns") || r.contains("host name") || r.contains("unreachable")
+                || r.contains("no route")) {
+            return S3Errors.cannotConnect(operation, where, endpoint, reason);
+        }
+        if (r.contains("closed") || r.contains("reset") || r.contains("broken pipe") || r.contains("socket")) {
+            return S3Errors.connectionBroke(operation, where, endpoint, reason);
+        }
+        return S3Errors.failed(operation, where, endpoint, reason);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.dgen4j.crt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.checkpoint.LoadResult;
@@ -8,105 +10,157 @@ import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.s3.EndpointSet;
-import io.dgen4j.s3.LocalS3Proxy;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.EndpointStatistics;
-import io.dgen4j.storage.StorageTarget;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The crt backend over two s3proxy gateways of one store (two servers over the same files): parts
- * spread round-robin over both, and when one gateway is killed mid-save the save still completes
- * through the other, every byte verified on load, the statistics showing the failover.
+ * Checkpoints through the crt backend over three real s3proxy gateways of one store (one basedir):
+ * parts spread by the strategy, one gateway killed mid-save (the save completes, a verified load
+ * passes, the statistics show the failover), all killed (a prompt failure naming each endpoint, and
+ * the upload left open aborted once a gateway is back).
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CrtFailoverTest {
-    private static final long CHUNK = 5L << 20;
-
     @RegisterExtension
-    static final S3ProxyExtension S3 = new S3ProxyExtension();
-
-    /** The second gateway, over the first's files. */
-    private static LocalS3Proxy second;
-
-    @BeforeAll
-    static void startSecond() throws Exception {
-        Path jar = Path.of(System.getProperty(S3ProxyExtension.JAR_PROPERTY));
-        second = LocalS3Proxy.start(jar, S3.dataDir().getParent(), S3ProxyExtension.ACCESS_KEY,
-                S3ProxyExtension.SECRET_KEY);
+    static final S3ProxyExtension S3 = new S3ProxyExtension(3);
+    private static final int MIB = 1 << 20;
+    private static final long PART = 5L * MIB;
+    /** Every gateway runs again for the next test. */
+    @AfterEach
+    void restartKilledGateways() throws Exception {
+        S3.start();
     }
 
-    @AfterAll
-    static void stopSecond() throws Exception {
-        if (second != null) {
-            second.kill();
-        }
+    private static StreamingCheckpoint checkpoint(S3Settings s, int writers, java.util.function.LongConsumer progress) {
+        return StreamingCheckpoint.builder().chunkSize((int) PART).buffers(writers + 1).writersInFlight(writers)
+                .backend("crt").backendOptions(s).progress(progress)
+                .spec(DataSpec.builder().size(1).seed(7).dedupRatio(2).compressRatio(2).build()).build();
     }
 
-    private static S3Settings both() {
-        return S3.settings().toBuilder().endpointSet(EndpointSet.builder()
-                .endpoints(List.of(S3.endpoint(), second.endpoint())).build()).build();
+    private static String target(String key) {
+        return "s3://" + S3.bucket() + "/" + key;
     }
 
-    private static StreamingCheckpoint.Builder checkpoint(long seed) {
-        return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).backend("crt")
-                .backendOptions(both()).spec(DataSpec.builder().seed(seed).build());
-    }
-
-    private static EndpointStatistics of(List<EndpointStatistics> all, Object endpoint) {
-        return all.stream().filter(s -> s.endpoint().equals(endpoint.toString())).findFirst()
-                .orElseThrow(() -> new AssertionError("no figures for " + endpoint + " in " + all));
+    private static long parts(EndpointStatistics s) {
+        return s.bytes() / PART;
     }
 
     @Test
-    void partsSpreadOverBothGatewaysAndASaveOutlivesOneOfThem() throws Exception {
-        // 1. both up: the 8 parts go round-robin, each gateway taking some, every byte counted once
-        String key = "failover/spread.bin";
-        StorageTarget target = CrtTests.target(S3, key);
-        long size = 8 * CHUNK;
-        SaveResult saved = checkpoint(21).build().save(target, size);
-        EndpointStatistics a = of(saved.endpoints(), S3.endpoint());
-        EndpointStatistics b = of(saved.endpoints(), second.endpoint());
-        assertEquals(size, a.bytes() + b.bytes(), "part bytes over both gateways: " + saved.endpoints());
-        assertTrue(a.bytes() >= 3 * CHUNK && b.bytes() >= 3 * CHUNK, "round-robin spread: " + saved.endpoints());
-        assertEquals(0, a.errors() + b.errors(), "" + saved.endpoints());
-        assertEquals(size, Files.size(S3.dataDir().resolve(S3.bucket()).resolve(key)));
-        assertTrue(checkpoint(21).build().load(target, true).verified());
+    @Order(1)
+    void roundRobinSendsEachGatewayAThirdOfTheParts() throws IOException {
+        S3Settings s = S3.settings(EndpointSet.Strategy.ROUND_ROBIN);
+        SaveResult saved = checkpoint(s, 2, done -> { }).save(target("rr.bin"), 9 * PART);
+        List<EndpointStatistics> st = saved.endpoints();
+        assertEquals(3, st.size(), saved.toString());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(S3.endpoint(i).toString(), st.get(i).endpoint());
+            assertEquals(3, parts(st.get(i)), st.toString());
+            assertEquals(0, st.get(i).errors(), st.toString());
+        }
+        assertTrue(saved.backend().contains("3 endpoints (round_robin)"), saved.backend());
+        LoadResult loaded = checkpoint(s, 2, done -> { }).load(target("rr.bin"), true);
+        assertTrue(loaded.verified());
+        assertEquals(3, loaded.endpoints().size());
+        assertEquals(9 * PART, loaded.endpoints().stream().mapToLong(EndpointStatistics::bytes).sum());
+        assertEquals(List.of(), CrtTests.openUploads(S3, "rr.bin"));
+    }
 
-        // 2. the second gateway dies mid-save: its parts go to the first again, the save completes
-        String killedKey = "failover/one-killed.bin";
-        StorageTarget killedTarget = CrtTests.target(S3, killedKey);
-        long bigger = 16 * CHUNK;
-        AtomicLong writtenAtKill = new AtomicLong();
-        SaveResult survived = checkpoint(22).progress(written -> {
-            if (written >= 4 * CHUNK && writtenAtKill.compareAndSet(0, written)) {
-                try {
-                    second.kill(); // here, so that the rest of the save meets a dead gateway
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+    @Test
+    @Order(2)
+    void leastConnectionsGivesASequentialCallersPartsEvenly() throws IOException {
+        S3Settings s = S3.settings(EndpointSet.Strategy.LEAST_CONNECTIONS);
+        SaveResult saved = checkpoint(s, 1, done -> { }).save(target("lc.bin"), 6 * PART + 1234);
+        long total = 7;
+        for (EndpointStatistics e : saved.endpoints()) {
+            long parts = (e.bytes() + PART - 1) / PART;
+            double share = parts / (double) total;
+            // 7 parts over 3 gateways: 2, 2 and 3 (the short last part counts as one)
+            assertTrue(share >= 2.0 / 7 && share <= 3.0 / 7, e + " of " + saved.endpoints());
+        }
+        assertTrue(checkpoint(s, 1, done -> { }).load(target("lc.bin"), true).verified());
+    }
+
+    @Test
+    @Order(3)
+    void aGatewayKilledMidSaveIsFailedOverAndTheSaveCompletes() throws Exception {
+        S3Settings s = S3.settings(EndpointSet.Strategy.ROUND_ROBIN);
+        AtomicBoolean killed = new AtomicBoolean();
+        URI victim = S3.endpoint(1);
+        SaveResult saved = checkpoint(s, 3, done -> {
+            if (done >= 2 * PART && killed.compareAndSet(false, true)) {
+                kill(1);
             }
-        }).build().save(killedTarget, bigger);
-        assertTrue(writtenAtKill.get() > 0 && !second.isRunning(), "the second gateway was killed mid-save");
-        assertEquals(bigger, survived.totalBytes());
-        EndpointStatistics up = of(survived.endpoints(), S3.endpoint());
-        EndpointStatistics down = of(survived.endpoints(), second.endpoint());
-        System.out.printf("crt failover: gateway killed after %d MiB of %d MiB; %s%n", writtenAtKill.get() >> 20,
-                bigger >> 20, survived.endpoints());
-        assertTrue(down.markedDown() >= 1 && down.errors() >= 1, "the killed gateway marked down: " + down);
-        assertEquals("up", up.state(), "" + up);
-        assertTrue(up.bytes() >= bigger - down.bytes(), "the surviving gateway took the rest: " + survived.endpoints());
-        assertEquals(bigger, Files.size(S3.dataDir().resolve(S3.bucket()).resolve(killedKey)));
-        LoadResult back = checkpoint(22).build().load(killedTarget, true);
-        assertTrue(back.verified());
-        assertEquals(bigger, back.totalBytes());
-        assertEquals(List.of(), CrtTests.openUploads(S3, killedKey));
+        }).save(target("failover.bin"), 8 * PART);
+        assertTrue(killed.get());
+        assertEquals(8 * PART, saved.totalBytes());
+        EndpointStatistics dead = saved.endpoints().get(1);
+        assertEquals(victim.toString(), dead.endpoint());
+        assertTrue(dead.markedDown() >= 1, saved.endpoints().toString());
+        assertTrue(dead.errors() >= 1, saved.endpoints().toString());
+        assertTrue(dead.lastFailure().contains(victim.toString()), dead.lastFailure());
+        assertEquals(8 * PART, saved.endpoints().stream().mapToLong(EndpointStatistics::bytes).sum(),
+                "every part acknowledged once: " + saved.endpoints());
+        // the load, with gateway 1 still dead, reads and verifies every byte through the others
+        LoadResult loaded = checkpoint(s, 2, done -> { }).load(target("failover.bin"), true);
+        assertTrue(loaded.verified());
+        assertEquals(8 * PART, loaded.totalBytes());
+        assertEquals(List.of(), CrtTests.openUploads(S3, "failover.bin"));
+    }
+
+    @Test
+    @Order(4)
+    void withEveryGatewayKilledTheSaveFailsPromptlyAndTheUploadIsAbortedOnceOneIsBack() throws Exception {
+        S3Settings s = S3.settings(EndpointSet.Strategy.LEAST_CONNECTIONS);
+        AtomicBoolean killed = new AtomicBoolean();
+        long start = System.nanoTime();
+        // a guard against a hang, not a speed check: the failure comes within seconds
+        IOException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(IOException.class,
+                () -> checkpoint(s, 2, done -> {
+                    if (done >= 2 * PART && killed.compareAndSet(false, true)) {
+                        for (int i = 0; i < 3; i++) {
+                            kill(i);
+                        }
+                    }
+                }).save(target("all-down.bin"), 12 * PART)));
+        assertTrue(killed.get());
+        String m = e.getMessage();
+        System.out.printf("save failed %.1f s after it started (every gateway killed after 10 MiB): %s%n",
+                (System.nanoTime() - start) / 1e9, m);
+        assertTrue(m.contains("s3://" + S3.bucket() + "/all-down.bin"), m);
+        Matcher id = Pattern.compile("upload (\\S+) of s3://\\S+/all-down\\.bin is left open").matcher(m);
+        assertTrue(id.find(), m);
+        assertTrue(m.contains("no S3 endpoint is healthy (3)") || m.contains("cannot reach"), m);
+        for (URI u : S3.endpoints()) {
+            assertTrue(m.contains(u.toString()), u + " in " + m);
+        }
+        // a gateway comes back: the pool's background abort removes the upload left open
+        S3.start(0);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!CrtTests.openUploads(S3, "all-down.bin").isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertEquals(List.of(), CrtTests.openUploads(S3, "all-down.bin"), "upload " + id.group(1) + " left open");
+    }
+
+    private static void kill(int i) {
+        try {
+            S3.kill(i);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -134,7 +134,7 @@ class CrtFailureTest {
         IOException e = assertThrows(IOException.class,
                 () -> checkpoint(3, bad).build().save(CrtTests.target(S3, "fail/creds.bin"), CHUNK));
         assertTrue(e.getMessage().contains("HTTP 403"), e.getMessage());
-        assertTrue(e.getMessage().contains("check the credentials (access key id dgen****"), e.getMessage());
+        assertTrue(e.getMessage().contains("refused the credentials (access key dgen****"), e.getMessage());
         assertOneLine(e.getMessage());
         assertNoSecret(everything(e) + bad);
     }
@@ -160,7 +160,7 @@ class CrtFailureTest {
         S3Settings nobody = S3.settings().toBuilder().endpoint(URI.create("http://127.0.0.1:" + port)).build();
         IOException e = assertThrows(IOException.class,
                 () -> checkpoint(5, nobody).build().save(CrtTests.target(S3, "fail/nobody.bin"), CHUNK));
-        assertTrue(e.getMessage().contains("cannot reach the S3 endpoint http://127.0.0.1:" + port), e.getMessage());
+        assertTrue(e.getMessage().contains("cannot connect to the S3 endpoint http://127.0.0.1:" + port), e.getMessage());
         assertOneLine(e.getMessage());
     }
 
