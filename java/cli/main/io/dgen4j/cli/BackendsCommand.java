@@ -1,5 +1,6 @@
 package io.dgen4j.cli;
 
+import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageProvider;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -59,6 +60,9 @@ final class BackendsCommand implements Callable<Integer> {
     @Mixin
     ProgressOptions progress;
 
+    @Mixin
+    EndpointOptions endpoints;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         options.check();
@@ -72,7 +76,8 @@ final class BackendsCommand implements Callable<Integer> {
         String endpointText;
         boolean local;
         String prefix;
-        try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", err)) {
+        S3Settings configured = endpoints.settings(Main.environment(), Path.of(""));
+        try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", configured, err)) {
             runs = S3Backends.run(endpoint, providers, size, options, options.chunk, progress.wanted(), keep,
                     !noWarmup, err);
             endpointText = endpoint.endpoint();

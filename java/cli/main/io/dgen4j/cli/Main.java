@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
                 "  130  interrupted (Ctrl-C; SIGTERM ends with 143)"},
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
                 BackendsCommand.class,
+                EndpointsCommand.class,
                 GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
 

@@ -60,9 +60,18 @@ final class QuickstartCommand implements Callable<Integer> {
     @Mixin
     ProgressOptions progress;
 
+    @Mixin
+    EndpointOptions endpoints;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         long bytes = size != null ? size : defaultSize();
+        if (endpoints.given()) {
+            if (noS3) {
+                throw new IllegalArgumentException(endpoints.givenNames() + " applies to part 2, which --no-s3 skips");
+            }
+            endpoints.settings(Main.environment(), Path.of("")); // a bad entry is a usage error before part 1
+        }
         Path parent = CompareCommand.resolveDir(dir);
         // Steps 1 to 3 are checked before step 1 writes anything (step 3 holds --size in memory).
         CompareCommand.preflight(parent, bytes, options);
@@ -158,7 +167,8 @@ final class QuickstartCommand implements Callable<Integer> {
         if (providers.isEmpty()) {
             return skipped(err, "no S3 backend is installed");
         }
-        try (S3Endpoint endpoint = S3Endpoint.open(s3Target, "dgen4j-quickstart", err)) {
+        try (S3Endpoint endpoint = S3Endpoint.open(s3Target, "dgen4j-quickstart",
+                endpoints.settings(Main.environment(), Path.of("")), err)) {
             // S3 parts are 5 MiB at least and the chunks must fill whole parts: a smaller --chunk grows here
             long chunk = Math.max(options.chunk, PartPlan.MIN_PART_SIZE);
             List<S3Backends.Run> runs = S3Backends.run(endpoint, providers, bytes, options, chunk, bars, false, true,

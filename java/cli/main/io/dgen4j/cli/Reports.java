@@ -2,8 +2,9 @@ package io.dgen4j.cli;
 
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.storage.EndpointStatistics;
 import java.io.PrintWriter;
-
+import java.util.List;
 import java.util.Locale;
 
 /** Text tables of checkpoint results for people (JSON goes through {@link Json}). */
@@ -26,6 +27,7 @@ final class Reports {
         out.printf(Locale.ROOT, "  total         %8.3f s  %7.2f GB/s   throughput ratio %.3f, overhead %.1f %%, bottleneck %s%n",
                 r.totalSeconds(), r.totalGBps(), r.throughputRatio(), r.pipelineOverheadPercent(), r.bottleneck());
         out.printf(Locale.ROOT, "  memory        peak RSS %s (whole process), pool %s%n", mib(r.peakRssBytes()), mib(r.poolBytes()));
+        endpoints(out, r.endpoints());
     }
 
     static void load(PrintWriter out, LoadResult r) {
@@ -40,6 +42,29 @@ final class Reports {
         }
         out.printf(Locale.ROOT, "  total         %8.3f s  %7.2f GB/s%n", r.totalSeconds(), r.totalGBps());
         out.printf(Locale.ROOT, "  memory        peak RSS %s (whole process)%n", mib(r.peakRssBytes()));
+        endpoints(out, r.endpoints());
+    }
+
+    /**
+     * The per-endpoint table of a save or load that spread its requests over more than one
+     * endpoint (nothing for one: the lines above say it all).
+     */
+    static void endpoints(PrintWriter out, List<EndpointStatistics> list) {
+        if (list.size() < 2) {
+            return;
+        }
+        int width = Math.max("endpoint".length(), list.stream().mapToInt(e -> e.endpoint().length()).max().orElse(0));
+        String row = "    %-" + width + "s %9s %10s %7s %9s %9s %5s %-8s %s%n";
+        out.printf(Locale.ROOT, "  endpoints     %d%n", list.size());
+        out.printf(Locale.ROOT, row, "endpoint", "requests", "MiB", "errors", "p50 ms", "p99 ms", "down", "state",
+                "last failure");
+        for (EndpointStatistics e : list) {
+            out.printf(Locale.ROOT, row, e.endpoint(), e.requests(), String.format(Locale.ROOT, "%.1f",
+                    e.bytes() / 1048576.0), e.errors(), String.format(Locale.ROOT, "%.2f", e.p50Millis()),
+                    String.format(Locale.ROOT, "%.2f", e.p99Millis()), e.markedDown(), e.state(),
+                    e.lastFailure() == null || e.lastFailure().isEmpty() ? "-" : e.lastFailure());
+        }
+        out.println("    down: times marked down (connect failure, timeout, 5xx); state when the figures were taken");
     }
 
     /** The old-vs-new side-by-side table. */

@@ -64,11 +64,13 @@ final class S3Endpoint implements AutoCloseable {
      * {@value #LOCAL_BUCKET}). A local s3proxy is started when no endpoint is configured and no
      * target with credentials names a real one; that is said on {@code err}.
      *
+     * @param configured the settings of the environment and the command's options
+     *                   ({@link EndpointOptions#settings})
      * @throws NoS3ProxyJar when a local s3proxy is needed and its jar is not there
      * @throws NoBucket     when an endpoint is configured but no bucket is named
      */
-    static S3Endpoint open(String target, String defaultKey, PrintWriter err) throws IOException, InterruptedException {
-        S3Settings configured = S3Settings.fromEnvironment(Main.environment(), Path.of(""));
+    static S3Endpoint open(String target, String defaultKey, S3Settings configured, PrintWriter err)
+            throws IOException, InterruptedException {
         String[] given = target == null ? null : split(target);
         if (configured.endpoint().isPresent() || (given != null && configured.hasCredentials())) {
             String[] at = given;

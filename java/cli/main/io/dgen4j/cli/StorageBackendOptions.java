@@ -5,12 +5,14 @@ import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageTarget;
 import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * The storage backend options of save and load: {@code --backend} (else {@code DGEN4J_S3_BACKEND}
  * for {@code s3://} targets), and for {@code s3://} targets the S3 settings from the environment and
- * the working directory's {@code .env} ({@link S3Settings#fromEnvironment}).
+ * the working directory's {@code .env} ({@link S3Settings#fromEnvironment}) with the endpoint-set
+ * options over them ({@link EndpointOptions}).
  */
 final class StorageBackendOptions {
     /** The variable that names the backend of {@code s3://} targets. */
@@ -20,6 +22,9 @@ final class StorageBackendOptions {
             description = "Storage backend: file, or for s3:// targets aws, crt or minio (default: the best installed; or "
                     + BACKEND_VAR + ").")
     String backend;
+
+    @Mixin
+    EndpointOptions endpoints;
 
     /** Sets the backend and, for an {@code s3://} target, the S3 settings; returns the builder. */
     StreamingCheckpoint.Builder apply(StreamingCheckpoint.Builder b, StorageTarget target) {
@@ -33,7 +38,10 @@ final class StorageBackendOptions {
         }
         if (s3) {
             S3Location.of(target); // a bad bucket or key is a usage error, before anything else
-            b.backendOptions(S3Settings.fromEnvironment(Main.environment(), Path.of("")));
+            b.backendOptions(endpoints.settings(Main.environment(), Path.of("")));
+        } else if (endpoints.given()) {
+            throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s",
+                    endpoints.givenNames(), target.original()));
         }
         return b;
     }

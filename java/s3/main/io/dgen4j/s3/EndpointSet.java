@@ -1,10 +1,13 @@
 package io.dgen4j.s3;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The S3 endpoints one run spreads its requests over, and how: several gateways of one storage
@@ -18,8 +21,26 @@ import java.util.Objects;
  *         .strategy(EndpointSet.Strategy.LEAST_CONNECTIONS)
  *         .build();
  * }
+ *
+ * <p>From the environment ({@link #fromEnvironment}), with the variables and meanings of the tools
+ * our users already run: {@value #URIS_VAR} (comma-separated), else {@value #TEMPLATE_VAR}
+ * ({@code http://10.0.0.{1...8}:9000}: every {@code {a...b}} range expanded, zero padding kept),
+ * else {@value #FILE_VAR} (one URI a line); {@value #STRATEGY_VAR} and {@value #PIN_VAR} say how
+ * requests are spread.
  */
 public final class EndpointSet {
+    /** The variable listing the endpoints, comma-separated (first in precedence). */
+    public static final String URIS_VAR = "S3_ENDPOINT_URIS";
+    /** The variable holding a template with {@code {a...b}} ranges (used when {@value #URIS_VAR} is not set). */
+    public static final String TEMPLATE_VAR = "S3_ENDPOINT_TEMPLATE";
+    /** The variable naming a file of one endpoint a line (used when neither of the others is set). */
+    public static final String FILE_VAR = "S3_ENDPOINT_FILE";
+    /** The variable naming the strategy: {@code round_robin} (default), {@code least_connections} or {@code rank}. */
+    public static final String STRATEGY_VAR = "S3_LOAD_BALANCE_STRATEGY";
+    /** The variable that pins each object's requests to one endpoint: {@code 1}/{@code true} on, {@code 0}/{@code false} off (default). */
+    public static final String PIN_VAR = "S3_PIN_UPLOAD";
+    /** The most endpoints one set may hold (a template or file naming more is refused as a mistake). */
+    public static final int MAX_ENDPOINTS = 4096;
 
     /** How each request picks its endpoint. */
     public enum Strategy {
@@ -70,6 +91,85 @@ public final class EndpointSet {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The set the variables name, relative paths resolved against the working directory; see
+     * {@link #fromEnvironment(Map, Path)}.
+     */
+    public static Optional<EndpointSet> fromEnvironment(Map<String, String> env) {
+        return fromEnvironment(env, Path.of(""));
+    }
+
+    /**
+     * The set the variables in {@code env} name (pass the process environment merged with the
+     * {@code .env} file's, as {@link S3Settings#fromEnvironment} does), or empty when none of
+     * {@value #URIS_VAR}, {@value #TEMPLATE_VAR}, {@value #FILE_VAR} is set (non-blank). The first
+     * of the three that is set wins and the others are ignored (a debug log line says which was
+     * used). The strategy is {@value #STRATEGY_VAR} (default {@code round_robin}), uploads are
+     * pinned when {@value #PIN_VAR} is {@code 1}, {@code true}, {@code yes} or {@code on}, and the
+     * rank is {@link io.dgen4j.launch.LaunchInfo#fromEnvironment}'s. Those two are read only when
+     * a set is named. A relative {@value #FILE_VAR} is resolved against {@code workingDir}.
+     *
+     * @throws IllegalArgumentException naming the variable and the offending entry (for the file,
+     *         its path and line) when an endpoint is not an {@code http(s)://host[:port]} URL, a
+     *         template range is malformed or reversed, the file is missing, unreadable or lists no
+     *         endpoint, the strategy or pin value is unknown, or the launcher's variables disagree
+     */
+    public static Optional<EndpointSet> fromEnvironment(Map<String, String> env, Path workingDir) {
+        return EndpointSources.fromEnvironment(Objects.requireNonNull(env, "env"),
+                Objects.requireNonNull(workingDir, "workingDir"));
+    }
+
+    /**
+     * The endpoints of a comma-separated list (blank entries skipped), each checked.
+     *
+     * @param source how to name the list in messages ({@code S3_ENDPOINT_URIS}, {@code --endpoints})
+     * @throws IllegalArgumentException "{source} entry {n} must be ..." for a bad entry, or when none is listed
+     */
+    public static List<URI> parseList(String commaSeparated, String source) {
+        return EndpointSources.list(Objects.requireNonNull(commaSeparated, "list"), source);
+    }
+
+    /**
+     * The strings a template names: every {@code {a...b}} range (decimal, {@code a <= b}) replaced by
+     * each number from a to b; a bound written with a leading zero pads every number to the wider
+     * bound's width ({@code {01...16}} gives {@code 01} ... {@code 16}); several ranges give every
+     * combination in order, the leftmost range varying slowest
+     * ({@code h{1...2}-{1...2}} gives {@code h1-1, h1-2, h2-1, h2-2}).
+     *
+     * @throws IllegalArgumentException naming the range when one is reversed, a brace does not
+     *         hold a {@code {a...b}} range, or the template names more than {@value #MAX_ENDPOINTS}
+     */
+    public static List<String> expandTemplate(String template) {
+        return EndpointSources.expand(Objects.requireNonNull(template, "template"), "endpoint template");
+    }
+
+    /**
+     * {@link #expandTemplate(String)}, each string checked as an endpoint URL.
+     *
+     * @param source how to name the template in messages ({@code S3_ENDPOINT_TEMPLATE}, {@code --endpoint-template})
+     */
+    public static List<URI> parseTemplate(String template, String source) {
+        return EndpointSources.template(Objects.requireNonNull(template, "template"), source);
+    }
+
+    /** {@link #readFile(Path, String)} naming the file alone in messages. */
+    public static List<URI> readFile(Path file) {
+        return readFile(file, "endpoint file " + file);
+    }
+
+    /**
+     * The endpoints a file lists: one URI a line; blank lines, lines starting with {@code #} and
+     * a {@code #} comment after whitespace are skipped.
+     *
+     * @param source how to name the file in messages ({@code S3_ENDPOINT_FILE /etc/s3-endpoints}); a bad
+     *               entry's message adds its line ({@code ...:3})
+     * @throws IllegalArgumentException naming the file when it is missing, unreadable or lists no
+     *         endpoint, and its line when an entry is not an endpoint URL
+     */
+    public static List<URI> readFile(Path file, String source) {
+        return EndpointSources.file(Objects.requireNonNull(file, "file"), source);
     }
 
     /** The endpoints, in the order given (duplicates kept: a duplicate weighs twice). */

@@ -21,7 +21,9 @@ import java.util.OptionalLong;
  * {@code AWS_SESSION_TOKEN}), else the {@code AWS_PROFILE} profile (default {@code default}) of
  * the shared credentials file ({@code AWS_SHARED_CREDENTIALS_FILE}, default
  * {@code ~/.aws/credentials}). Endpoint: {@code AWS_ENDPOINT_URL_S3}, else {@code AWS_ENDPOINT_URL},
- * else AWS. Region: {@code AWS_REGION}, else {@code AWS_DEFAULT_REGION}, else the profile's
+ * else AWS; several endpoints of one cluster: {@code S3_ENDPOINT_URIS}, {@code S3_ENDPOINT_TEMPLATE} or
+ * {@code S3_ENDPOINT_FILE} with {@code S3_LOAD_BALANCE_STRATEGY} and {@code S3_PIN_UPLOAD}
+ * ({@link EndpointSet#fromEnvironment}), which win over the single endpoint when set. Region: {@code AWS_REGION}, else {@code AWS_DEFAULT_REGION}, else the profile's
  * {@code region} in the config file ({@code AWS_CONFIG_FILE}, default {@code ~/.aws/config}), else
  * {@code us-east-1}. TLS trust: {@code AWS_CA_BUNDLE} (a PEM file). A {@code .env} file in the
  * working directory supplies any of these that the environment does not set.
@@ -103,8 +105,9 @@ public final class S3Settings {
      * in {@code workingDir} give; variables in {@code env} win over the file's.
      *
      * @throws IllegalArgumentException naming the variable (never its secret value) when a value is
-     *         malformed, a {@code .env} line is not {@code KEY=VALUE}, or {@code AWS_PROFILE} names a
-     *         profile that is not in the credentials file while no keys are set
+     *         malformed, a {@code .env} line is not {@code KEY=VALUE}, {@code AWS_PROFILE} names a
+     *         profile that is not in the credentials file while no keys are set, or an endpoint set's
+     *         variable is bad ({@link EndpointSet#fromEnvironment})
      */
     public static S3Settings fromEnvironment(Map<String, String> env, Path workingDir) {
         Map<String, String> all = new HashMap<>();
@@ -153,6 +156,8 @@ public final class S3Settings {
         if (endpoint != null) {
             b.endpoint(parseEndpoint(endpoint, endpointVar));
         }
+        // a set of gateways, when named, wins over the single endpoint
+        EndpointSet.fromEnvironment(all, workingDir).ifPresent(b::endpointSet);
         String region = nonBlank(all.get(REGION));
         if (region == null) {
             region = nonBlank(all.get(DEFAULT_REGION_VAR));
