@@ -7,8 +7,6 @@ import io.dgen4j.dlio.DlioRun;
 import io.dgen4j.dlio.RankGroup;
 import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
-import io.dgen4j.s3.S3Location;
-import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -68,63 +66,57 @@ final class DlioRunCommand implements Callable<Integer> {
         LaunchInfo launch = config.launch();
         int ranks = config.ranks(launch);
         CheckpointPlan plan = CheckpointPlan.of(c, ranks);
-        RankGroup group = launch.launched() ? RankGroup.launched(launch) : RankGroup.inProcess(ranks);
         StorageTarget folder = StorageTarget.parse(DlioRun.folderTarget(c));
-        DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
-                .withThreads(threads).withCustomize(storage(folder))
-                .withLog(json ? line -> { } : line -> {
-                    out.println(line);
-                    out.flush();
-                });
-        DlioResult r = DlioRun.run(plan, group, options);
-        Path dir = output != null ? output : Path.of(c.outputFolder().orElse("output"));
-        r.write(dir);
-        if (json) {
-            if (group.hostsRankZero()) {
-                out.println(Json.write(r.summary()));
+        // resolved here, on the command's thread (Main.environment() is this thread's), used on the ranks' threads
+        UnaryOperator<StreamingCheckpoint.Builder> storage = backend.resolve(folder);
+        // under mpirun/srun: one Cluster (MPI where libmpi loads) for the whole command; rank 0 reports
+        try (Ranks launched = Ranks.open(command.commandLine().getErr())) {
+            RankGroup group = launch.launched() ? RankGroup.of(launched.cluster()) : RankGroup.inProcess(ranks);
+            DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
+                    .withThreads(launched.threads(threads)).withCustomize(storage)
+                    .withLog(json ? line -> { } : line -> {
+                        out.println(line);
+                        out.flush();
+                    });
+            Long seed = launched.baseSeed(null); // rank 0's seed on every rank: a rank may read another's files
+            if (seed != null) {
+                options = options.withSeed(seed);
             }
-        } else if (group.hostsRankZero()) {
-            out.println(DlioResultLines.timestamped("Averaged metric over all steps/epochs"));
-            r.metricLines().forEach(out::println);
-            out.printf(Locale.ROOT, "dgen4j: %d files, %d bytes saved at %.3f GB/s, %d bytes loaded at %.3f GB/s%s; "
-                            + "peak RSS %s; outputs in %s%n",
-                    r.files().stream().filter(f -> f.operation().equals("save")).count(),
-                    r.files().stream().filter(f -> f.operation().equals("save")).mapToLong(DlioRun.FileResult::bytes)
-                            .sum(), r.saveGBps(),
-                    r.files().stream().filter(f -> f.operation().equals("load")).mapToLong(DlioRun.FileResult::bytes)
-                            .sum(), r.loadGBps(), verify ? " (verified)" : "", String.format(Locale.ROOT, "%.1f MiB", r.peakRssBytes() / 1048576.0), dir);
+            DlioResult r = DlioRun.run(plan, group, options);
+            Path dir = output != null ? output : Path.of(c.outputFolder().orElse("output"));
+            r.write(dir);
+            if (group.hostsRankZero()) {
+                print(out, r, dir, group);
+            }
         }
         out.flush();
         return 0;
     }
 
-    /**
-     * What {@link StorageBackendOptions#apply} sets, resolved here on the command's thread (the
-     * environment a test or embedding passed to {@link Main#run} is this thread's) and applied to
-     * each file's builder on the ranks' threads.
-     */
-    private UnaryOperator<StreamingCheckpoint.Builder> storage(StorageTarget folder) {
-        boolean s3 = S3Location.SCHEME.equals(folder.scheme());
-        String name = backend.backend;
-        if ((name == null || name.isBlank()) && s3) {
-            name = Main.environment().get(StorageBackendOptions.BACKEND_VAR);
+    /** Rank 0's closing lines: DLIO's [METRIC] block, then ours (or summary.json's object with --json). */
+    private void print(PrintWriter out, DlioResult r, Path dir, RankGroup group) {
+        if (json) {
+            out.println(Json.write(r.summary()));
+            return;
         }
-        String chosen = name == null || name.isBlank() ? null : name;
-        S3Settings settings = null;
-        if (s3) {
-            S3Location.of(folder); // a bad bucket or key is a usage error, before anything else
-            settings = S3Settings.fromEnvironment(Main.environment(), Path.of(""));
+        out.println(DlioResultLines.timestamped("Averaged metric over all steps/epochs"));
+        r.metricLines().forEach(out::println);
+        long saves = r.files().stream().filter(f -> f.operation().equals("save")).count();
+        long loads = r.files().stream().filter(f -> f.operation().equals("load")).count();
+        String scope;
+        if (group.alone().isPresent()) {
+            scope = "rank " + group.localRanks().get(0) + " alone";
+        } else if (group.localRanks().size() == group.size()) {
+            scope = group.size() + " rank(s) in this process";
+        } else {
+            // every rank's files: the plan's, as many times as the checkpoints
+            scope = group.size() + " ranks (all ranks' bytes / the slowest rank's time)";
+            saves = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsWrite());
+            loads = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsRead());
         }
-        S3Settings s3Settings = settings;
-        return b -> {
-            if (chosen != null) {
-                b.backend(chosen);
-            }
-            if (s3Settings != null) {
-                b.backendOptions(s3Settings);
-            }
-            return b;
-        };
+        out.printf(Locale.ROOT, "dgen4j: %s: %d files, %d bytes saved at %.3f GB/s, %d files, %d bytes loaded at "
+                        + "%.3f GB/s%s; peak RSS %.1f MiB; outputs in %s%n", scope, saves, r.savedBytes(), r.saveGBps(),
+                loads, r.loadedBytes(), r.loadGBps(), verify ? " (verified)" : "", r.peakRssBytes() / 1048576.0, dir);
     }
 
     /** DLIO's line prefix. */

@@ -5,6 +5,7 @@ import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageTarget;
 import java.nio.file.Path;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -28,21 +29,41 @@ final class StorageBackendOptions {
 
     /** Sets the backend and, for an {@code s3://} target, the S3 settings; returns the builder. */
     StreamingCheckpoint.Builder apply(StreamingCheckpoint.Builder b, StorageTarget target) {
+        return resolve(target).apply(b);
+    }
+
+    /**
+     * What {@link #apply} sets for {@code target}, resolved now, on this thread: {@link Main#environment()}
+     * is the command thread's, so a command whose files are built on other threads (dlio run's ranks)
+     * resolves here and hands the result to them.
+     *
+     * @throws IllegalArgumentException when an endpoint option is given for a target that is not s3://, or
+     *                                  the s3:// target or the S3 settings are malformed
+     */
+    UnaryOperator<StreamingCheckpoint.Builder> resolve(StorageTarget target) {
         boolean s3 = S3Location.SCHEME.equals(target.scheme());
         String name = backend;
         if ((name == null || name.isBlank()) && s3) {
             name = Main.environment().get(BACKEND_VAR);
         }
-        if (name != null && !name.isBlank()) {
-            b.backend(name);
-        }
+        String chosen = name == null || name.isBlank() ? null : name;
+        S3Settings settings = null;
         if (s3) {
             S3Location.of(target); // a bad bucket or key is a usage error, before anything else
-            b.backendOptions(endpoints.settings(Main.environment(), Path.of("")));
+            settings = endpoints.settings(Main.environment(), Path.of(""));
         } else if (endpoints.given()) {
             throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s",
                     endpoints.givenNames(), target.original()));
         }
-        return b;
+        S3Settings resolved = settings;
+        return b -> {
+            if (chosen != null) {
+                b.backend(chosen);
+            }
+            if (resolved != null) {
+                b.backendOptions(resolved);
+            }
+            return b;
+        };
     }
 }

@@ -57,4 +57,48 @@ class DlioS3CliTest {
         assertTrue(files.toString().contains("s3://" + S3.bucket() + "/dlio/tiny/global_epoch1_step1/"
                 + "layer_0-model_0_model_states.pt"), files.toString());
     }
+
+    @Test
+    void theEndpointFlagsApplyToEveryRanksFiles() throws Exception {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", home.toString());
+        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
+        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
+        env.put("AWS_ENDPOINT_URL", "http://127.0.0.1:1"); // nothing listens: only --endpoints can make this work
+        env.put("AWS_REGION", "us-east-1");
+        String config = Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/tiny.yaml")
+                .toString();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new String[] {"dlio", "run", "--config", config, "--ranks", "4", "--verify", "--json",
+                "--backend", "aws", "--endpoints", S3.endpoint().toString(), "--output", home.resolve("out").toString(),
+                "++workload.storage.storage_type=s3", "++workload.storage.storage_root=" + S3.bucket(),
+                "++workload.checkpoint.checkpoint_folder=dlio/flags",
+                "++workload.checkpoint.streaming.chunk_size=5MiB",
+                "++workload.checkpoint.num_checkpoints_write=1", "++workload.checkpoint.num_checkpoints_read=1"},
+                new PrintWriter(out, true), new PrintWriter(err, true), env);
+        assertEquals(0, code, err.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> ours = (Map<String, Object>) JsonRead.object(out.toString()).get("dgen4j");
+        assertEquals(Boolean.TRUE, ours.get("verified"));
+        assertEquals(18, ((Number) ours.get("loadFiles")).intValue());
+        // every file of every rank went through the flag's endpoint (the files run on the ranks' threads)
+        for (int rank = 0; rank < 4; rank++) {
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> files = (List<Map<String, Object>>) ((Map<String, Object>) JsonRead.object(
+                    Files.readString(home.resolve("out/" + rank + "_output.json"))).get("dgen4j")).get("files");
+            for (Map<String, Object> f : files) {
+                assertTrue(String.valueOf(f.get("endpoints")).contains(S3.endpoint().toString().replaceAll("/$", "")),
+                        f.toString());
+            }
+        }
+
+        // and an endpoint flag for a local checkpoint folder is a usage error, as for save and load
+        StringWriter err2 = new StringWriter();
+        int local = Main.run(new String[] {"dlio", "run", "--config", config, "--ranks", "4", "--endpoints",
+                S3.endpoint().toString(), "++workload.checkpoint.checkpoint_folder=" + home.resolve("ckpt")},
+                new PrintWriter(new StringWriter(), true), new PrintWriter(err2, true), env);
+        assertEquals(ExitCodes.USAGE, local, err2.toString());
+        assertTrue(err2.toString().contains("applies to s3:// targets, not " + home.resolve("ckpt")), err2.toString());
+    }
 }

@@ -81,12 +81,12 @@ public final class DlioResult {
         return seconds;
     }
 
-    /** Bytes written per second of save wall time over all saves of this process (10^9 bytes per second). */
+    /** Bytes written per second of the slowest rank's save time, over all saves (10^9 bytes per second). */
     public double saveGBps() {
         return rate("save_ckpt");
     }
 
-    /** Bytes read per second of load wall time over all loads of this process (10^9 bytes per second). */
+    /** Bytes read per second of the slowest rank's load time, over all loads (10^9 bytes per second). */
     public double loadGBps() {
         return rate("load_ckpt");
     }
@@ -101,6 +101,25 @@ public final class DlioResult {
             }
         }
         return s > 0 ? b / s / 1e9 : 0;
+    }
+
+    /** Whether every rank's figures reached this process (the summary is then the whole run's). */
+    public boolean aggregated() {
+        return walls.stream().allMatch(w -> w.ranks() == plan.ranks());
+    }
+
+    /** Bytes saved by every rank whose figures reached this process, over all checkpoints. */
+    public long savedBytes() {
+        return bytes("save_ckpt");
+    }
+
+    /** Bytes loaded by every rank whose figures reached this process, over all checkpoints. */
+    public long loadedBytes() {
+        return bytes("load_ckpt");
+    }
+
+    private long bytes(String prefix) {
+        return walls.stream().filter(w -> w.key().startsWith(prefix)).mapToLong(DlioRun.StepWall::bytes).sum();
     }
 
     /** The rank whose timings make the summary: rank 0 where it ran here, else the first rank of this process. */
@@ -120,15 +139,25 @@ public final class DlioResult {
         List<Double> saveDur = new ArrayList<>();
         List<Double> loadIo = new ArrayList<>();
         List<Double> loadDur = new ArrayList<>();
-        reference().timings().forEach((k, t) -> {
-            if (k.startsWith("save_ckpt")) {
-                saveIo.add(t.throughput());
-                saveDur.add(t.duration());
-            } else if (k.startsWith("load_ckpt")) {
-                loadIo.add(t.throughput());
-                loadDur.add(t.duration());
+        if (aggregated()) {
+            // DLIO's figure for the whole run: per checkpoint, every rank's bytes over the slowest rank's time
+            for (DlioRun.StepWall w : walls) {
+                boolean save = w.key().startsWith("save_ckpt");
+                (save ? saveIo : loadIo).add(w.gibPerSecond());
+                (save ? saveDur : loadDur).add(w.seconds());
             }
-        });
+        } else {
+            // a launched rank without MPI knows its own figures only: DLIO's per-rank ones
+            reference().timings().forEach((k, t) -> {
+                if (k.startsWith("save_ckpt")) {
+                    saveIo.add(t.throughput());
+                    saveDur.add(t.duration());
+                } else if (k.startsWith("load_ckpt")) {
+                    loadIo.add(t.throughput());
+                    loadDur.add(t.duration());
+                }
+            });
+        }
         if (!saveIo.isEmpty()) {
             metric.put("save_checkpoint_io_mean_GB_per_second", mean(saveIo));
             metric.put("save_checkpoint_io_stdev_GB_per_second", stdev(saveIo));
@@ -157,6 +186,8 @@ public final class DlioResult {
         m.put("model", plan.config().model().name());
         m.put("ranks", plan.ranks());
         m.put("ranksInThisProcess", group.localRanks().size());
+        m.put("aggregate", aggregated() ? "every rank: per checkpoint, all ranks' bytes / the slowest rank's seconds"
+                : "this rank alone: " + group.alone().orElse("?"));
         m.put("checkpointFolder", folder);
         m.put("checkpointBytes", plan.totalBytes());
         m.put("dlioLoggedCheckpointBytes", plan.dlioLoggedBytes());
@@ -165,6 +196,10 @@ public final class DlioResult {
         m.put("verified", verified);
         m.put("saveGBps", round(saveGBps()));
         m.put("loadGBps", round(loadGBps()));
+        if (aggregated()) {
+            m.put("allRanksSavedBytes", savedBytes());
+            m.put("allRanksLoadedBytes", loadedBytes());
+        }
         m.putAll(totals("save"));
         m.putAll(totals("load"));
         m.put("peakRssBytes", peakRssBytes);

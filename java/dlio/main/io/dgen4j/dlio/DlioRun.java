@@ -173,12 +173,7 @@ public final class DlioRun {
                 log("Checkpointing write finished");
             }
             if (ck.numCheckpointsRead() > 0) {
-                int found = group.fromRankZero(this::stepFoldersFound);
-                if (found >= 0 && found < ck.numCheckpointsRead()) {
-                    throw new IOException(String.format(Locale.ROOT,
-                            "%d checkpoints to read (checkpoint.num_checkpoints_read) but %s holds %d",
-                            ck.numCheckpointsRead(), folder, found));
-                }
+                checkFolderHolds(ck.numCheckpointsRead());
                 log("Checkpointing read started");
                 for (int i = 1; i <= ck.numCheckpointsRead(); i++) {
                     walls.add(step(pool, false, i, stats, files));
@@ -210,7 +205,31 @@ public final class DlioRun {
                 : "off (checkpoint.fsync is False)"));
     }
 
-    /** One save or load of every local rank's files, as DLIO's checkpoint step {@code i}. */
+    /**
+     * The {@code count} checkpoints to read are in the folder: rank 0 alone lists it (one listing, not
+     * one per rank) and every rank checks what it found. Object stores are not listed: a missing object
+     * fails its load, naming it.
+     */
+    private void checkFolderHolds(int count) throws IOException {
+        if (!local()) {
+            return;
+        }
+        List<String> found = group.listOnce(this::stepFolders);
+        List<String> missing = java.util.stream.IntStream.rangeClosed(1, count)
+                .mapToObj(i -> CheckpointPlan.stepFolder(1, i)).filter(s -> !found.contains(s)).toList();
+        if (!missing.isEmpty()) {
+            throw new IOException(String.format(Locale.ROOT,
+                    "%d checkpoints to read (checkpoint.num_checkpoints_read) but %s holds %d (missing: %s)",
+                    count, folder, found.size(), String.join(", ", missing)));
+        }
+    }
+
+    /**
+     * One save or load of every local rank's files, as DLIO's checkpoint step {@code i}: the ranks start
+     * together, and after it every rank's figures reach every process. A rank that fails still meets the
+     * others there (no rank waits forever for it); then every rank stops, the failed one with its own
+     * error, the others naming the ranks that failed.
+     */
     private StepWall step(ExecutorService pool, boolean save, int i, Map<Integer, RankStats> stats,
                           List<FileResult> files) throws IOException, InterruptedException {
         double pause = config.checkpoint().timeBetweenCheckpoints();
@@ -224,35 +243,49 @@ public final class DlioRun {
         LocalDateTime start = LocalDateTime.now();
         long t0 = System.nanoTime();
         String step = CheckpointPlan.stepFolder(1, i);
-        List<Future<Long>> running = new ArrayList<>();
+        List<Future<long[]>> running = new ArrayList<>();
         List<Integer> ranks = group.localRanks();
         for (int r : ranks) {
             running.add(pool.submit(() -> {
-                rank(save, i, step, r, files);
-                return System.nanoTime();
+                long bytes = rank(save, i, step, r, files);
+                return new long[] {System.nanoTime(), bytes};
             }));
         }
         long[] ends = new long[ranks.size()];
+        long[] bytes = new long[ranks.size()];
+        Throwable failure = null;
         try {
             for (int k = 0; k < running.size(); k++) {
-                ends[k] = running.get(k).get();
+                long[] done = running.get(k).get();
+                ends[k] = done[0];
+                bytes[k] = done[1];
             }
         } catch (ExecutionException e) {
             running.forEach(f -> f.cancel(true));
-            throw rethrow(e.getCause());
+            failure = e.getCause();
         } catch (InterruptedException e) {
             running.forEach(f -> f.cancel(true));
             throw e;
         }
-        long last = t0;
-        for (long end : ends) {
-            last = Math.max(last, end);
-        }
         if (config.checkpoint().rankSync()) {
+            // DLIO's rank_sync: a checkpoint ends for every rank when the last one is done
             group.barrier();
-            long synced = System.nanoTime();
-            java.util.Arrays.fill(ends, synced);
-            last = synced;
+            java.util.Arrays.fill(ends, System.nanoTime());
+        }
+        Map<Integer, RankGroup.StepFigures> mine = new TreeMap<>();
+        for (int k = 0; k < ranks.size(); k++) {
+            mine.put(ranks.get(k), new RankGroup.StepFigures(failure == null ? (ends[k] - t0) / 1e9 : 0, bytes[k],
+                    failure == null));
+        }
+        RankGroup.StepFigures[] all = group.exchange(mine);
+        if (failure != null) {
+            throw rethrow(failure);
+        }
+        List<Integer> failed = java.util.stream.IntStream.range(0, all.length)
+                .filter(r -> all[r] != null && !all[r].ok()).boxed().toList();
+        if (!failed.isEmpty()) {
+            throw new IOException(String.format(Locale.ROOT, "%s: rank(s) %s failed (their own messages say why); "
+                    + "rank %d stops with them", key, failed, ranks.get(0)));
         }
         double sizeGiB = CheckpointPlan.gib(plan.totalBytes());
         for (int k = 0; k < ranks.size(); k++) {
@@ -260,18 +293,21 @@ public final class DlioRun {
             stats.get(ranks.get(k)).add(key, new Timing(start, start.plusNanos(ends[k] - t0), seconds,
                     seconds > 0 ? sizeGiB / seconds : 0));
         }
-        Timing first = stats.get(ranks.get(0)).timings().get(key);
-        log(String.format(Locale.ROOT, "Finished %s checkpoint %d for epoch 1 in %.4f s; Throughput: %.4f GB/s",
-                save ? "saving" : "loading", i, first.duration(), first.throughput()));
-        long bytes = 0;
-        for (int r : ranks) {
-            bytes += plan.rank(r).bytes();
+        StepWall wall = StepWall.of(key, all);
+        if (wall.ranks() == plan.ranks()) {
+            log(String.format(Locale.ROOT, "Finished %s checkpoint %d for epoch 1 in %.4f s; Throughput: %.4f GB/s "
+                            + "(%d ranks, %d bytes, slowest rank %d)", save ? "saving" : "loading", i, wall.seconds(),
+                    wall.gibPerSecond(), wall.ranks(), wall.bytes(), wall.slowestRank()));
+        } else {
+            Timing first = stats.get(ranks.get(0)).timings().get(key);
+            log(String.format(Locale.ROOT, "Finished %s checkpoint %d for epoch 1 in %.4f s; Throughput: %.4f GB/s",
+                    save ? "saving" : "loading", i, first.duration(), first.throughput()));
         }
-        return new StepWall(key, (last - t0) / 1e9, bytes);
+        return wall;
     }
 
     /** One rank's files of one checkpoint, one after the other. */
-    private void rank(boolean save, int i, String step, int rank, List<FileResult> files) throws IOException {
+    private long rank(boolean save, int i, String step, int rank, List<FileResult> files) throws IOException {
         int source = rank;
         if (!save && config.checkpoint().recoveryRankShift()) {
             if (group.hosts() < 2) {
@@ -282,6 +318,7 @@ public final class DlioRun {
                 source = (rank + group.ranksPerHost()) % group.size();
             }
         }
+        long moved = 0;
         for (CheckpointPlan.PlannedFile f : plan.rank(source).files()) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new InterruptedIOException("interrupted before " + f.name());
@@ -289,7 +326,9 @@ public final class DlioRun {
             String target = join(join(folder, step), f.name());
             FileResult r = save ? save(rank, i, target, f.bytes()) : load(rank, i, target);
             files.add(r);
+            moved += r.bytes();
         }
+        return moved;
     }
 
     private FileResult save(int rank, int i, String target, long bytes) throws IOException {
@@ -366,25 +405,18 @@ public final class DlioRun {
         if (options.threads() > 0) {
             return options.threads();
         }
-        int together = Math.min(options.parallel(), group.localRanks().size());
-        return together <= 1 ? 0 : Math.max(1, Runtime.getRuntime().availableProcessors() / together);
+        return group.threads(Math.min(options.parallel(), group.localRanks().size()));
     }
 
-    /** Step folders under the checkpoint folder (DLIO's rank 0 lists it before reading), or -1 off local disk. */
-    private int stepFoldersFound() {
-        if (!local()) {
-            return -1; // object stores: the loads themselves say what is missing
-        }
+    /** The step folders in the local checkpoint folder (none when it does not exist). */
+    private List<String> stepFolders() throws IOException {
         Path dir = Path.of(StorageTarget.parse(folder).location());
         if (!Files.isDirectory(dir)) {
-            return 0;
+            return List.of();
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return (int) s.filter(p -> Files.isDirectory(p)
-                    && p.getFileName().toString().matches("global_epoch\\d+_step\\d+")).count();
-        } catch (IOException e) {
-            LOG.warn("cannot list {}: {}", dir, e.toString());
-            return 0;
+            return s.filter(p -> Files.isDirectory(p) && p.getFileName().toString().matches("global_epoch\\d+_step\\d+"))
+                    .map(p -> p.getFileName().toString()).sorted().toList();
         }
     }
 
@@ -441,8 +473,40 @@ public final class DlioRun {
      */
     public record Timing(LocalDateTime start, LocalDateTime end, double duration, double throughput) {}
 
-    /** Wall time of one step over every rank of this process, and the bytes they moved. */
-    public record StepWall(String key, double seconds, long bytes) {}
+    /**
+     * One checkpoint step over every rank whose figures reached this process (all of them, except for a
+     * launched rank without MPI): the slowest rank's seconds and the bytes they moved together.
+     *
+     * @param key         {@code save_ckpt1}, ...
+     * @param seconds     the slowest rank's seconds from the common start
+     * @param bytes       bytes of those ranks together
+     * @param ranks       how many ranks' figures these are
+     * @param slowestRank the rank that took longest (the first of equals)
+     */
+    public record StepWall(String key, double seconds, long bytes, int ranks, int slowestRank) {
+        static StepWall of(String key, RankGroup.StepFigures[] all) {
+            double slowest = -1;
+            int at = -1;
+            long bytes = 0;
+            int n = 0;
+            for (int r = 0; r < all.length; r++) {
+                if (all[r] != null) {
+                    n++;
+                    bytes += all[r].bytes();
+                    if (all[r].seconds() > slowest) {
+                        slowest = all[r].seconds();
+                        at = r;
+                    }
+                }
+            }
+            return new StepWall(key, Math.max(0, slowest), bytes, n, at);
+        }
+
+        /** DLIO's throughput of the step: its bytes in GiB over the slowest rank's seconds. */
+        public double gibPerSecond() {
+            return seconds > 0 ? CheckpointPlan.gib(bytes) / seconds : 0;
+        }
+    }
 
     /** One rank's timings by key ({@code save_ckpt1}, ..., {@code load_ckpt1}, ...). */
     public static final class RankStats {

@@ -158,6 +158,55 @@ class DlioRunTest {
     }
 
     @Test
+    void the_summary_is_every_ranks_bytes_over_the_slowest_ranks_time() throws Exception {
+        CheckpointPlan plan = CheckpointPlan.of(tiny("++workload.checkpoint.rank_sync=False"), 4);
+        DlioResult r = DlioRun.run(plan, RankGroup.inProcess(4), DlioRun.Options.defaults().withParallel(2));
+        assertTrue(r.aggregated());
+        java.util.Map<?, ?> metric = (java.util.Map<?, ?>) r.summary().get("metric");
+        for (String op : List.of("save", "load")) {
+            // per checkpoint: the slowest of the 4 ranks' durations (their per-epoch stats), and the whole
+            // checkpoint's GiB over it; then DLIO's mean and population standard deviation over checkpoints
+            List<Double> slowest = new ArrayList<>();
+            for (int i = 1; i <= 2; i++) {
+                double max = 0;
+                for (int rank = 0; rank < 4; rank++) {
+                    java.util.Map<?, ?> e = (java.util.Map<?, ?>) ((java.util.Map<?, ?>) r.perEpochStats(rank).get("1"))
+                            .get(op + "_ckpt" + i);
+                    max = Math.max(max, (Double) e.get("duration"));
+                }
+                slowest.add(max);
+            }
+            double gib = plan.totalBytes() / 1073741824.0;
+            double meanDuration = (slowest.get(0) + slowest.get(1)) / 2;
+            double meanIo = (gib / slowest.get(0) + gib / slowest.get(1)) / 2;
+            double stdevIo = Math.abs(gib / slowest.get(0) - gib / slowest.get(1)) / 2;
+            assertEquals(meanDuration, (Double) metric.get(op + "_checkpoint_duration_mean_seconds"), 1e-6, op);
+            assertEquals(meanIo, (Double) metric.get(op + "_checkpoint_io_mean_GB_per_second"), 1e-6 * meanIo, op);
+            assertEquals(stdevIo, (Double) metric.get(op + "_checkpoint_io_stdev_GB_per_second"), 1e-6 * meanIo + 1e-12, op);
+        }
+        assertEquals(2 * plan.totalBytes(), r.savedBytes());
+        assertEquals(2 * plan.totalBytes(), r.loadedBytes());
+        assertEquals(2 * plan.totalBytes(), r.extras().get("allRanksSavedBytes"));
+    }
+
+    @Test
+    void a_launched_rank_without_mpi_summarizes_itself_alone() throws Exception {
+        CheckpointPlan plan = CheckpointPlan.of(tiny("++workload.checkpoint.num_checkpoints_read=0"), 8);
+        RankGroup rank0 = RankGroup.launched(new io.dgen4j.launch.LaunchInfo(0, 8, 0, 8, "openmpi"));
+        DlioResult r = DlioRun.run(plan, rank0, DlioRun.Options.defaults());
+        assertFalse(r.aggregated());
+        assertTrue(String.valueOf(r.extras().get("aggregate")).startsWith("this rank alone: no MPI"),
+                r.extras().toString());
+        // DLIO's per-rank figure: the whole checkpoint's GiB over rank 0's own time
+        java.util.Map<?, ?> e = (java.util.Map<?, ?>) ((java.util.Map<?, ?>) r.perEpochStats(0).get("1")).get("save_ckpt1");
+        java.util.Map<?, ?> e2 = (java.util.Map<?, ?>) ((java.util.Map<?, ?>) r.perEpochStats(0).get("1")).get("save_ckpt2");
+        double mean = ((Double) e.get("throughput") + (Double) e2.get("throughput")) / 2;
+        assertEquals(mean, (Double) ((java.util.Map<?, ?>) r.summary().get("metric"))
+                .get("save_checkpoint_io_mean_GB_per_second"), 1e-9 * mean);
+        assertEquals(2 * plan.rank(0).bytes(), r.savedBytes());
+    }
+
+    @Test
     void a_launched_rank_writes_only_its_own_files() throws Exception {
         CheckpointPlan plan = CheckpointPlan.of(tiny("++workload.checkpoint.num_checkpoints_write=1",
                 "++workload.checkpoint.num_checkpoints_read=0"), 8);
