@@ -3,8 +3,7 @@
 # for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout; and a
 # checkpoint saved in pure-Java mode verified by the native core; every command's --json output
 # (bench's too; quickstart's part 2 and backends against a local s3proxy; endpoints against dead
-# endpoints) parsed as one JSON
-# document; --version; a DLIO workload's plan and the tiny config's checkpoint run.
+# endpoints) parsed as one JSON document; --version; a DLIO workload's plan and the tiny config's checkpoint run.
 # Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR BENCH_TARGET
 # (CLI_JAR: java/cli/target/dgen4j-cli-<version>-all.jar; BENCH_TARGET: java/bench/target, with
 # classes/ and bench.classpath; java/it's pom runs it in the verify phase)
