@@ -2,8 +2,8 @@
 # Acceptance check run by `./build verify` after the CLI jar is packaged: the same stream, byte
 # for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout; and a
 # checkpoint saved in pure-Java mode verified by the native core; every command's --json output
-# (bench's too; quickstart's part 2 and backends against a local s3proxy) parsed as one JSON
-# document; --version; a DLIO workload's plan and the tiny config's checkpoint run.
+# (bench's too; quickstart's part 2 and backends against a local s3proxy; endpoints against dead
+# endpoints) parsed as one JSON document; --version; a DLIO workload's plan and the tiny config's checkpoint run.
 # Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR BENCH_TARGET
 # (CLI_JAR: java/cli/target/dgen4j-cli-<version>-all.jar; BENCH_TARGET: java/bench/target, with
 # classes/ and bench.classpath; java/it's pom runs it in the verify phase)
@@ -42,10 +42,11 @@ else passed=$((passed+1)); fi
 # Stderr goes to a file: it must not hold a progress bar (stderr is not a terminal here).
 command -v python3 >/dev/null 2>&1 || { echo "acceptance: python3 is needed to parse the --json outputs (apt-get install python3)" >&2; exit 1; }
 json_check() { # json_check LABEL PYTHON-EXPR -- COMMAND...: runs COMMAND, parses its stdout as j, asserts EXPR
+  # (COMMAND must exit 0, or $EXPECT_RC when set)
   local label="$1" expr="$2"; shift 3
   local rc=0
   "$@" >"$work/json.out" 2>"$work/json.err" || rc=$?
-  if [ "$rc" -ne 0 ]; then
+  if [ "$rc" -ne "${EXPECT_RC:-0}" ]; then
     failed=$((failed+1)); echo "acceptance: $label exited $rc: $(tail -n 3 "$work/json.err")" >&2; return 0
   fi
   if grep -q $'\r' "$work/json.err"; then
@@ -89,6 +90,13 @@ json_check "quickstart --json" 'j["load"]["verified"] is True and j["save"]["tot
   -- "${no_s3[@]}" "$java" --enable-native-access=ALL-UNNAMED -Ddgen4j.s3proxy.jar="$s3proxy" -jar "$jar" quickstart --dir "$odd" --size 16MiB --chunk 4MiB --json
 json_check "backends --json" 'j["localS3proxy"] is True and len(j["backends"]) >= 1 and all(b["verified"] is True and isnum(b["saveMBps"]) and isnum(b["cpuSecondsPerGiB"]) and isint(b["peakRssBytes"]) and isnum(b["ratioToBest"]) for b in j["backends"]) and max(b["ratioToBest"] for b in j["backends"]) == 1' \
   -- "${no_s3[@]}" "$java" --enable-native-access=ALL-UNNAMED -Ddgen4j.s3proxy.jar="$s3proxy" -jar "$jar" backends --size 16MiB --chunk 8MiB --json
+# `endpoints --json` over a set whose endpoints are all dead (nothing listens on ports 1 and 2; no
+# gateway to start): each probed through the aws client, down with an endpoint failure, exit status 3.
+EXPECT_RC=3 \
+json_check "endpoints --json" 'j["backend"] == "aws" and j["strategy"] == "least_connections" and j["up"] == 0 and j["down"] == 2 and [e["endpoint"] for e in j["endpoints"]] == ["http://127.0.0.1:1", "http://127.0.0.1:2"] and all(e["state"] == "down" and e["failureKind"] == "endpoint" and e["probesOk"] == 0 and isint(e["errors"]) and "Connection refused" in e["lastFailure"] for e in j["endpoints"])' \
+  -- env -C "$work" AWS_ACCESS_KEY_ID=acceptance AWS_SECRET_ACCESS_KEY=acceptance-secret AWS_REGION=us-east-1 \
+     "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" endpoints s3://ckpt --backend aws \
+     --endpoints http://127.0.0.1:1,http://127.0.0.1:2 --balance least_connections --probes 2 --timeout 5 --json
 rm -rf "$odd"
 # bench --json in its quickest form (8 forked JMH runs of 1 s; ~20 s): JMH and the forked VMs
 # print on stderr, stdout holds the JSON array alone.

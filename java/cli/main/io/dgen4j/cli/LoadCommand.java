@@ -68,7 +68,8 @@ final class LoadCommand implements Callable<Integer> {
                 }
                 seconds = (System.nanoTime() - start) / 1e9;
             }
-            Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds, null, options.threads, r != null);
+            Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds, null, options.threads, r != null,
+                    r == null ? java.util.List.of() : r.endpoints());
             if (failure instanceof IOException e) {
                 throw e;
             } else if (failure instanceof RuntimeException e) {

@@ -6,6 +6,7 @@ import io.dgen4j.launch.CpuBudget;
 import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.launch.Mpi;
 import io.dgen4j.launch.Shards;
+import io.dgen4j.storage.EndpointStatistics;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -109,6 +110,14 @@ final class Ranks implements AutoCloseable {
      * none waits forever). Without MPI: this rank's alone.
      */
     Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok) {
+        return gather(bytes, seconds, seed, threads, ok, List.of());
+    }
+
+    /**
+     * {@link #gather(long, double, Long, int, boolean)} with this rank's per-endpoint figures of an S3 endpoint
+     * set (empty without one, or when this rank failed), so that rank 0 shows where each rank's requests went.
+     */
+    Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok, List<EndpointStatistics> endpoints) {
         long[] figures = cluster.allreduce(slots(bytes, seed == null ? 0 : seed, threads, ok ? 1 : 0), Mpi.Op.SUM);
         double[] times = cluster.gather(seconds);
         int n = times.length;
@@ -122,7 +131,48 @@ final class Ranks implements AutoCloseable {
             t[i] = (int) figures[SLOTS * i + 2];
             fine[i] = figures[SLOTS * i + 3] != 0;
         }
-        return new Gathered(new Aggregate(b, times, fine), seed == null ? null : s, t);
+        return new Gathered(new Aggregate(b, times, fine), seed == null ? null : s, t, endpoints(n, endpoints));
+    }
+
+    /** Figures per endpoint in the gathered array: requests, bytes, errors, times marked down. */
+    private static final int ENDPOINT_SLOTS = 4;
+
+    /**
+     * Every rank's figures per endpoint (a collective: the endpoint count first, as a failed rank has none),
+     * named by this rank's endpoints; null when no rank used an endpoint set.
+     */
+    private List<List<Map<String, Object>>> endpoints(int ranks, List<EndpointStatistics> mine) {
+        int e = (int) cluster.allreduce((long) mine.size(), Mpi.Op.MAX);
+        if (e == 0) {
+            return null;
+        }
+        long[] v = new long[ranks * e * ENDPOINT_SLOTS];
+        int at = cluster.coordinated() ? launch.rank() : 0;
+        for (int i = 0; i < mine.size(); i++) {
+            EndpointStatistics x = mine.get(i);
+            int o = (at * e + i) * ENDPOINT_SLOTS;
+            v[o] = x.requests();
+            v[o + 1] = x.bytes();
+            v[o + 2] = x.errors();
+            v[o + 3] = x.markedDown();
+        }
+        long[] all = cluster.allreduce(v, Mpi.Op.SUM);
+        List<List<Map<String, Object>>> out = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) {
+            List<Map<String, Object>> list = new ArrayList<>();
+            for (int i = 0; i < e; i++) {
+                int o = (r * e + i) * ENDPOINT_SLOTS;
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("endpoint", mine.size() == e ? mine.get(i).endpoint() : null);
+                m.put("requests", all[o]);
+                m.put("bytes", all[o + 1]);
+                m.put("errors", all[o + 2]);
+                m.put("markedDown", all[o + 3]);
+                list.add(m);
+            }
+            out.add(list);
+        }
+        return out;
     }
 
     /** Figures per rank in the gathered array: bytes, seed, threads, ok. */
@@ -139,8 +189,11 @@ final class Ranks implements AutoCloseable {
         return v;
     }
 
-    /** Every rank's figures, indexed by rank (with MPI), and their seeds ({@code null} for runs without one). */
-    record Gathered(Aggregate aggregate, long[] seeds, int[] threads) {}
+    /**
+     * Every rank's figures, indexed by rank (with MPI), their seeds ({@code null} for runs without one) and their
+     * requests per S3 endpoint ({@code null} without an endpoint set).
+     */
+    record Gathered(Aggregate aggregate, long[] seeds, int[] threads, List<List<Map<String, Object>>> endpoints) {}
 
     /**
      * Prints one run's outcome under a launch: with MPI, rank 0 prints its own report, a line per rank and the
@@ -227,6 +280,9 @@ final class Ranks implements AutoCloseable {
             m.put("seconds", Aggregate.round(a.seconds()[r]));
             m.put("GBps", Aggregate.round(Aggregate.rate(a.bytes()[r], a.seconds()[r])));
             m.put("ok", a.ok()[r]);
+            if (g.endpoints() != null) {
+                m.put("endpoints", g.endpoints().get(r));
+            }
             list.add(m);
         }
         return list;

@@ -83,7 +83,8 @@ final class SaveCommand implements Callable<Integer> {
                 seconds = (System.nanoTime() - start) / 1e9;
             }
             Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds,
-                    r == null ? 0L : Long.parseUnsignedLong(r.seed()), options.data.threads, r != null);
+                    r == null ? 0L : Long.parseUnsignedLong(r.seed()), options.data.threads, r != null,
+                    r == null ? java.util.List.of() : r.endpoints());
             if (failure instanceof IOException e) {
                 throw e;
             } else if (failure instanceof RuntimeException e) {
