@@ -288,7 +288,8 @@ final class AwsTransport implements S3Transport {
     public FailureKind classify(Throwable failure) {
         Throwable t = unwrap(failure);
         if (t instanceof S3Exception e) {
-            return e.statusCode() >= 500 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+            // 5xx, and 429: this gateway throttles (another may not)
+            return e.statusCode() >= 500 || e.statusCode() == 429 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
         }
         if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException
                 || S3Errors.has(t, IOException.class) || S3Errors.has(t, TimeoutException.class)) {

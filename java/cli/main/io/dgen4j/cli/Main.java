@@ -1,6 +1,8 @@
 package io.dgen4j.cli;
 
+import io.dgen4j.s3.S3Endpoints;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -45,7 +47,9 @@ public final class Main implements Callable<Integer> {
         try {
             // PrintWriter swallows write errors; run() asks checkError() (which asks System.out)
             // after the command, so a closed or failing stdout is reported and exits nonzero.
-            code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+            PrintWriter err = new PrintWriter(System.err, true);
+            code = run(args, new PrintWriter(System.out, true), err);
+            abortUploadsLeftOpen(err, System.getenv(ABORT_WAIT_VAR));
         } finally {
             finished.countDown();
         }
@@ -109,6 +113,50 @@ public final class Main implements Callable<Integer> {
         }
         err.flush();
         return code;
+    }
+
+    /** Seconds the process waits, before it exits, for an S3 endpoint to abort the uploads a failure left open. */
+    static final String ABORT_WAIT_VAR = "DGEN4J_S3_ABORT_WAIT";
+    private static final long DEFAULT_ABORT_WAIT_SECONDS = 30;
+
+    /**
+     * A save that failed with every S3 endpoint down leaves its multipart upload open (its parts keep
+     * their storage); the library aborts it in the background once an endpoint answers, but only
+     * while the process runs. So before exiting, the CLI waits a bounded time for that
+     * ({@value #ABORT_WAIT_VAR} seconds, default 30; 0 does not wait; Ctrl-C stops the wait) and
+     * says what happened: aborted, or still open with the command that aborts it.
+     */
+    static void abortUploadsLeftOpen(PrintWriter err, String waitSetting) {
+        List<String> open = S3Endpoints.uploadsLeftOpenEverywhere();
+        if (open.isEmpty()) {
+            return;
+        }
+        long seconds = DEFAULT_ABORT_WAIT_SECONDS;
+        if (waitSetting != null && !waitSetting.isBlank()) {
+            try {
+                seconds = Math.max(0, Long.parseLong(waitSetting.strip()));
+            } catch (NumberFormatException e) {
+                err.printf("dgen4j: %s=%s is not a number of seconds; waiting %d s%n", ABORT_WAIT_VAR, waitSetting,
+                        seconds);
+            }
+        }
+        String which = String.join(", ", open);
+        if (seconds > 0) {
+            err.printf("dgen4j: waiting up to %d s for an S3 endpoint to answer, to abort %s (Ctrl-C leaves it open; "
+                    + "%s sets the wait)%n", seconds, which, ABORT_WAIT_VAR);
+            try {
+                open = S3Endpoints.awaitUploadsLeftOpen(java.time.Duration.ofSeconds(seconds));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                open = S3Endpoints.uploadsLeftOpenEverywhere();
+            }
+            if (open.isEmpty()) {
+                err.println("dgen4j: aborted " + which + ": nothing is left open");
+                return;
+            }
+        }
+        err.println("dgen4j: still open: " + String.join(", ", open) + "; abort it when a gateway is back, e.g. "
+                + "aws s3api abort-multipart-upload --bucket B --key K --upload-id ID, or let a lifecycle rule expire it");
     }
 
     private static int fail(PrintWriter err, Throwable t) {

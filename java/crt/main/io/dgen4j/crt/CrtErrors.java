@@ -60,7 +60,7 @@ final class CrtErrors {
     static boolean endpointsFault(Throwable failure) {
         Throwable t = unwrap(failure);
         if (t instanceof AwsServiceException e) {
-            return e.statusCode() >= 500;
+            return e.statusCode() >= 500 || e.statusCode() == 429; // 429: this gateway throttles (another may not)
         }
         if (t instanceof CancellationException || t instanceof InterruptedException
                 || t instanceof InterruptedIOException) {

@@ -338,10 +338,12 @@ public final class MinioTransport implements S3Transport {
         }
         if (t instanceof ErrorResponseException e) {
             int status = e.response() == null ? 0 : e.response().code();
-            return status >= 500 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+            // 5xx, and 429: this gateway throttles (another may not)
+            return status >= 500 || status == 429 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
         }
         if (t instanceof ServerException e) {
-            return e.statusCode() >= 500 || e.statusCode() == 0 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+            return e.statusCode() >= 500 || e.statusCode() == 429 || e.statusCode() == 0 ? FailureKind.ENDPOINT
+                    : FailureKind.REQUEST;
         }
         if (t instanceof IOException || t instanceof InvalidResponseException || t instanceof InsufficientDataException) {
             // ConnectException, SocketTimeoutException, SSLException, a reset or EOF: all IOExceptions

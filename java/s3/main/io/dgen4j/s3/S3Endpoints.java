@@ -109,6 +109,35 @@ public final class S3Endpoints implements AutoCloseable {
         }
     }
 
+    /**
+     * The uploads that no endpoint let this process abort yet, over every shared pool (as
+     * {@code upload <id> of s3://b/k}): the pools keep aborting them in the background while the
+     * process runs, so a program about to exit may {@link #awaitUploadsLeftOpen wait} for them.
+     */
+    public static List<String> uploadsLeftOpenEverywhere() {
+        List<String> all = new ArrayList<>();
+        for (S3Endpoints p : List.copyOf(SHARED.values())) {
+            all.addAll(p.uploadsLeftOpen());
+        }
+        return all;
+    }
+
+    /**
+     * Waits until every shared pool has aborted its uploads left open, or {@code max} has passed;
+     * returns those still open.
+     *
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public static List<String> awaitUploadsLeftOpen(java.time.Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        List<String> open = uploadsLeftOpenEverywhere();
+        while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(100);
+            open = uploadsLeftOpenEverywhere();
+        }
+        return open;
+    }
+
     /** Closes the process's shared pools of {@code backend} (its provider's {@code close()}). */
     public static void closeShared(String backend) {
         synchronized (SHARED) {
