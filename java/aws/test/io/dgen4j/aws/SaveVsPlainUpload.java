@@ -31,6 +31,7 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * time) and their ratios. Run by scripts/bench-s3-aws.sh.
  *
  * <p>Arguments: endpoint bucket accessKey secretKey [sizeMiB=512] [partMiB=32] [inFlight=4] [rounds=2]
+ * [sides=both|plain|streaming] (one side alone: to profile it, e.g. with JFR)
  */
 public final class SaveVsPlainUpload {
     private SaveVsPlainUpload() {}
@@ -44,6 +45,9 @@ public final class SaveVsPlainUpload {
         long part = (args.length > 5 ? Long.parseLong(args[5]) : 32) << 20;
         int inFlight = args.length > 6 ? Integer.parseInt(args[6]) : 4;
         int rounds = args.length > 7 ? Integer.parseInt(args[7]) : 2;
+        String sides = args.length > 8 ? args[8] : "both";
+        boolean doPlain = !sides.equals("streaming");
+        boolean doOurs = !sides.equals("plain");
         S3Settings settings = S3Settings.builder().endpoint(endpoint).credentials(key, secret, null).build();
         DataSpec spec = DataSpec.builder().size(size).seed(1).dedupRatio(1).compressRatio(1).build();
 
@@ -66,8 +70,15 @@ public final class SaveVsPlainUpload {
             double[][] plainRuns = new double[rounds][];
             double[][] oursRuns = new double[rounds][];
             for (int r = 0; r < rounds; r++) {
-                Run plainRun = () -> plainUpload(plain, bucket, "bench/plain.bin", data, part, inFlight);
+                Run plainRun = () -> {
+                    if (doPlain) {
+                        plainUpload(plain, bucket, "bench/plain.bin", data, part, inFlight);
+                    }
+                };
                 Run oursRun = () -> {
+                    if (!doOurs) {
+                        return;
+                    }
                     SaveResult s = ckpt.save("s3://" + bucket + "/bench/streaming.bin", size);
                     if (s.totalBytes() != size) {
                         throw new IllegalStateException("saved " + s.totalBytes());
@@ -83,6 +94,10 @@ public final class SaveVsPlainUpload {
                 } else {
                     oursRuns[r] = measure(oursRun);
                     plainRuns[r] = measure(plainRun);
+                }
+                if (!doPlain || !doOurs) {
+                    // one side alone: give the server's disk the time the other side would have taken
+                    Thread.sleep(2000);
                 }
                 plain.deleteObject(b -> b.bucket(bucket).key("bench/plain.bin")).join();
                 plain.deleteObject(b -> b.bucket(bucket).key("bench/streaming.bin")).join();
@@ -113,13 +128,48 @@ public final class SaveVsPlainUpload {
         void run() throws Exception;
     }
 
-    /** Elapsed and process CPU seconds of one run. */
+    /** Elapsed and process CPU seconds of one run; with {@code -Dbench.threads=true}, CPU by thread group too. */
     private static double[] measure(Run run) throws Exception {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        boolean threads = Boolean.getBoolean("bench.threads");
+        java.util.Map<String, Long> before = threads ? threadTicks() : null;
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         run.run();
-        return new double[] {(System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9};
+        double[] r = {(System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9};
+        if (threads) {
+            java.util.Map<String, Long> after = threadTicks();
+            StringBuilder sb = new StringBuilder("  CPU by thread group (user+sys ticks of 10 ms):");
+            after.entrySet().stream().map(e -> java.util.Map.entry(e.getKey(), e.getValue()
+                            - before.getOrDefault(e.getKey(), 0L))).filter(e -> e.getValue() > 0)
+                    .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+                    .forEach(e -> sb.append(' ').append(e.getKey()).append('=').append(e.getValue()));
+            System.err.println(sb);
+        }
+        return r;
+    }
+
+    /**
+     * User+system clock ticks of this process's threads, summed by name without digits ({@code /proc}, Linux),
+     * exited threads included in the process's totals only: a thread group that shrinks shows as less.
+     */
+    private static java.util.Map<String, Long> threadTicks() throws java.io.IOException {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (var t : tasks.toList()) {
+                try {
+                    String stat = java.nio.file.Files.readString(t.resolve("stat"));
+                    int open = stat.indexOf('(');
+                    int close = stat.lastIndexOf(')');
+                    String name = stat.substring(open + 1, close).replaceAll("[0-9]+", "#");
+                    String[] f = stat.substring(close + 2).split(" ");
+                    m.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+                } catch (java.io.IOException e) {
+                    // the thread exited meanwhile
+                }
+            }
+        }
+        return m;
     }
 
     /** Median elapsed and median CPU seconds, each taken apart. */
