@@ -4,7 +4,7 @@
 # client CPU seconds per GiB, as ratios. Starts its own s3proxy on 127.0.0.1 (filesystem backend
 # in a temporary directory) unless AWS_ENDPOINT_URL is set (then AWS_ACCESS_KEY_ID,
 # AWS_SECRET_ACCESS_KEY and BUCKET name the store).
-# Usage: scripts/bench-s3-aws.sh [sizeMiB=512] [partMiB=32] [inFlight=4] [rounds=2] [sides=both|plain|streaming]
+# Usage: scripts/bench-s3-aws.sh [sizeMiB=512] [partMiB=32] [inFlight=4] [rounds=2] [sides=both|plain|streaming|driver|all]
 # BENCH_JAVA_OPTS adds JVM options (e.g. a JFR recording of one side:
 #   BENCH_JAVA_OPTS=-XX:StartFlightRecording=filename=plain.jfr,settings=profile ... 512 32 4 6 plain).
 set -euo pipefail
