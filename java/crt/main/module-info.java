@@ -24,4 +24,5 @@ module io.dgen4j.crt {
     exports io.dgen4j.crt;
 
     provides io.dgen4j.storage.StorageProvider with io.dgen4j.crt.CrtStorageProvider;
+    provides io.dgen4j.s3.S3TransportFactory with io.dgen4j.crt.CrtTransportFactory;
 }

@@ -1,6 +1,5 @@
 package io.dgen4j.crt;
 
-import io.dgen4j.s3.S3Settings;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Locale;
@@ -8,12 +7,12 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
-import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 
 /**
- * Turns what the SDK and the CRT throw into one-line {@link IOException}s that name the object,
- * the endpoint and what to check. Messages carry no secret: the SDK's never hold one, and ours
- * name the access key id by its first four characters at most.
+ * Reads what the SDK and the CRT throw: the cause inside the futures' wrappers, its HTTP status and
+ * S3 error code, its message on one line, and whose fault it is (the endpoint's or the request's).
  */
 final class CrtErrors {
     private CrtErrors() {}
@@ -51,55 +50,48 @@ final class CrtErrors {
         return "";
     }
 
-    /** Whether a request failed without an answer from the server (connection refused, reset, DNS). */
-    static boolean unreachable(Throwable t) {
-        return unwrap(t) instanceof SdkClientException;
+    /**
+     * Whether {@code failure} is the endpoint's fault, so that another endpoint may succeed: no
+     * answer at all (connection refused or reset, DNS, a TLS handshake that failed, a timeout, the
+     * CRT's "Failed to send the request"), or HTTP 5xx. An answer in 4xx, a request the client
+     * refused to build, a cancellation or an interrupt are the request's: another endpoint would
+     * say the same.
+     */
+    static boolean endpointsFault(Throwable failure) {
+        Throwable t = unwrap(failure);
+        if (t instanceof AwsServiceException e) {
+            return e.statusCode() >= 500;
+        }
+        if (t instanceof CancellationException || t instanceof InterruptedException
+                || t instanceof InterruptedIOException) {
+            return false;
+        }
+        if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException) {
+            return true;
+        }
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof IOException || c instanceof java.util.concurrent.TimeoutException) {
+                return true; // connect, reset, TLS (SSLException), socket timeout
+            }
+            String m = c.getMessage() == null ? "" : c.getMessage().toLowerCase(Locale.ROOT);
+            if (m.startsWith("failed to send the request") || NO_ANSWER.matcher(m).find()) {
+                return true;
+            }
+            if (c.getClass().getName().equals("software.amazon.awssdk.crt.CrtRuntimeException")
+                    && (m.contains("aws_io_") || m.contains("aws_error_http_"))) {
+                return true;
+            }
+        }
+        return false;
     }
+
+    /** What the CRT's error strings say when no answer came: {@code CRT.awsErrorString} of aws-c-io and aws-c-http errors. */
+    private static final java.util.regex.Pattern NO_ANSWER = java.util.regex.Pattern.compile(
+            "socket|connection (refused|reset|closed|has closed)|timed out|timeout|tls|ssl|negotiation|dns|host name"
+                    + "|broken pipe|network|unreachable");
 
     /** Whether a request failed because the object or upload does not exist. */
     static boolean notFound(Throwable t) {
         return status(t) == 404;
-    }
-
-    /**
-     * The error for a failed {@code operation} on {@code object}: what the server said (status,
-     * code, message), or that the endpoint could not be reached, with what to check.
-     */
-    static IOException describe(String operation, String object, S3Settings s, Throwable failure) {
-        Throwable t = unwrap(failure);
-        if (t instanceof InterruptedException || t instanceof InterruptedIOException) {
-            return new InterruptedIOException(operation + " of " + object + " interrupted");
-        }
-        if (t instanceof CancellationException) {
-            return new IOException(operation + " of " + object + " was cancelled", t);
-        }
-        String endpoint = s.endpointDescription();
-        if (t instanceof AwsServiceException e) {
-            int status = e.statusCode();
-            String code = code(e);
-            String detail = e.awsErrorDetails() == null || e.awsErrorDetails().errorMessage() == null ? ""
-                    : ": " + e.awsErrorDetails().errorMessage().replaceAll("[\\r\\n]+", " ").strip();
-            if (status == 403 || code.equals("InvalidAccessKeyId") || code.equals("SignatureDoesNotMatch")
-                    || code.equals("AccessDenied")) {
-                return new IOException(String.format("%s of %s refused by %s (HTTP %d%s%s): check the credentials "
-                                + "(access key id %s%s) and their rights on the bucket", operation, object, endpoint,
-                        status, code.isEmpty() ? "" : " " + code, detail, S3Settings.mask(s.accessKeyId().orElse(null)),
-                        s.credentialsSource().map(c -> " from " + c).orElse("")), t);
-            }
-            return new IOException(String.format("%s of %s failed at %s: HTTP %d%s%s", operation, object, endpoint,
-                    status, code.isEmpty() ? "" : " " + code, detail), t);
-        }
-        if (t instanceof SdkClientException) {
-            String m = oneLine(t);
-            String hint = m.toLowerCase(Locale.ROOT).contains("tls") || m.contains("socket is closed")
-                    ? " (is the endpoint's scheme, http or https, right?)"
-                    : " (check AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL and that the server is running)";
-            return new IOException(String.format("%s of %s failed: cannot reach the S3 endpoint %s: %s%s", operation,
-                    object, endpoint, m.replaceFirst("^Failed to send the request: ", ""), hint), t);
-        }
-        if (t instanceof IOException io) {
-            return io;
-        }
-        return new IOException(String.format("%s of %s failed: %s", operation, object, oneLine(t)), t);
     }
 }

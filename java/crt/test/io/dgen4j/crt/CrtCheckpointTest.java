@@ -84,7 +84,7 @@ class CrtCheckpointTest {
                 .backend("crt").backendOptions(S3.settings().toBuilder().checksumMode(S3Settings.ChecksumMode.FULL)
                         .build()).spec(DataSpec.builder().seed(5).build()).build();
         long size = 2 * CHUNK + 4321;
-        assertTrue(c.save(target, size).backend().contains("checksums full"));
+        assertTrue(c.save(target, size).backend().startsWith("crt s3://"));
         assertTrue(c.load(target, true).verified());
         assertEquals(size, Files.size(S3.dataDir().resolve(S3.bucket()).resolve(key)));
     }

@@ -36,6 +36,9 @@ final class EndpointHealth {
     private State state = State.UP;
     private long downUntil;
     private long backoff = FIRST_BACKOFF_NANOS;
+    /** When the endpoint last answered a request (a refusal is an answer); meaningful once {@link #answeredOnce}. */
+    private long lastAnswer;
+    private boolean answeredOnce;
 
     private EndpointHealth(String endpoint) {
         this.endpoint = endpoint;
@@ -92,6 +95,8 @@ final class EndpointHealth {
 
     /** The endpoint answered (a 4xx is an answer too): a probe's answer brings it up. */
     synchronized void answered(Admission how) {
+        lastAnswer = System.nanoTime();
+        answeredOnce = true;
         if (how == Admission.PROBE && state == State.PROBING) {
             state = State.UP;
             backoff = FIRST_BACKOFF_NANOS;
@@ -117,6 +122,11 @@ final class EndpointHealth {
         downUntil = now + backoff;
         figures.markedDown();
         return true;
+    }
+
+    /** Nanoseconds since the endpoint last answered a request of this process; {@link Long#MAX_VALUE} if it never did. */
+    synchronized long sinceAnswer(long now) {
+        return answeredOnce ? now - lastAnswer : Long.MAX_VALUE;
     }
 
     /** Nanoseconds until a down endpoint may be probed (0 when it may be now, or it is up). */

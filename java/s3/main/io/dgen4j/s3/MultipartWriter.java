@@ -58,7 +58,8 @@ public final class MultipartWriter implements StorageWriter {
     private final Map<String, Object> expectedMetadata;
     private final int inFlight;
     private final Semaphore permits;
-    private final ConcurrentSkipListMap<Integer, String> etags = new ConcurrentSkipListMap<>();
+    /** Each acknowledged part as its transport returned it (ETag and, where sent, checksum), by number. */
+    private final ConcurrentSkipListMap<Integer, S3Transport.UploadedPart> etags = new ConcurrentSkipListMap<>();
     private final Set<CompletableFuture<?>> sending = ConcurrentHashMap.newKeySet();
     private final AtomicReference<IOException> failure = new AtomicReference<>();
     private final Object lock = new Object();
@@ -242,7 +243,7 @@ public final class MultipartWriter implements StorageWriter {
                     fail(new IOException(String.format("UploadPart %d of %s at %s returned no ETag", n, where,
                             d.sent().endpoint().name())));
                 } else {
-                    etags.put(n, d.part().etag());
+                    etags.put(n, new S3Transport.UploadedPart(n, d.part().etag(), d.part().checksum()));
                 }
             } else if (f.endpointFault() && failed == null) {
                 attempts.get(n).failed(d.sent().endpoint(), f.exception());
@@ -285,8 +286,7 @@ public final class MultipartWriter implements StorageWriter {
                     throw new IOException(String.format("commit of %s with %d of %d parts written", where,
                             etags.size(), plan.parts()));
                 }
-                List<S3Transport.UploadedPart> parts = etags.entrySet().stream()
-                        .map(e -> new S3Transport.UploadedPart(e.getKey(), e.getValue(), null)).toList();
+                List<S3Transport.UploadedPart> parts = List.copyOf(etags.values());
                 complete(parts);
             }
             state = State.COMMITTED;

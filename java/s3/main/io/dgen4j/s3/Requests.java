@@ -2,6 +2,7 @@ package io.dgen4j.s3;
 
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -26,6 +28,11 @@ import org.slf4j.LoggerFactory;
  */
 final class Requests {
     private static final Logger LOG = LoggerFactory.getLogger(Requests.class);
+
+    /** How recently some endpoint must have answered for a request to wait for one rather than fail. */
+    static final long WAIT_FOR_ANSWER_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MIN_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final S3Endpoints pool;
     private final S3Location where;
@@ -66,6 +73,7 @@ final class Requests {
      */
     static final class Attempts {
         private final Map<Endpoint, IOException> causes = new LinkedHashMap<>();
+        private final Set<Endpoint> recovering = new HashSet<>();
         private int count;
 
         /** {@code ep} failed the request, by its own fault. */
@@ -81,8 +89,18 @@ final class Requests {
         /** The endpoints not to try now: those that failed the request and are not up again. */
         Set<Endpoint> excluded() {
             Set<Endpoint> out = new HashSet<>();
-            causes.keySet().stream().filter(e -> e.health().state() != EndpointHealth.State.UP).forEach(out::add);
+            causes.keySet().stream().filter(e -> !recovering.contains(e) && e.health().state() != EndpointHealth.State.UP)
+                    .forEach(out::add);
             return out;
+        }
+
+        /**
+         * After a wait for an endpoint: those this request failed on may be chosen again once their
+         * back-off is over (this request then being their half-open probe); their causes are kept
+         * for the final message, and the attempt count still bounds the request.
+         */
+        void forgetRecovering() {
+            recovering.addAll(causes.keySet());
         }
     }
 
@@ -95,18 +113,51 @@ final class Requests {
      */
     <T> Sent<T> send(String operation, Attempts attempts, Function<S3Transport, CompletableFuture<T>> call)
             throws IOException {
-        S3Endpoints.Choice c;
-        if (attempts.count > 2 * pool.size()) {
-            c = null;
-        } else if (pool.pinUpload()) {
-            c = pinnedChoice(operation, attempts);
-        } else {
-            c = pool.choose(attempts.excluded());
+        while (true) {
+            S3Endpoints.Choice c;
+            if (attempts.count > 2 * pool.size()) {
+                throw noEndpoint(operation, attempts.causes());
+            } else if (pool.pinUpload()) {
+                c = pinnedChoice(operation, attempts);
+            } else {
+                c = pool.choose(attempts.excluded());
+            }
+            if (c != null) {
+                return start(operation, c.endpoint(), c.admission(), call);
+            }
+            awaitEndpoint(operation, attempts);
         }
-        if (c == null) {
+    }
+
+    /**
+     * No endpoint takes requests now: every one is within its back-off, has its half-open probe out,
+     * or failed this very request. While some endpoint of the set answered a request of this process
+     * within the last {@link #WAIT_FOR_ANSWER_NANOS} (a cluster that was working moments ago: a
+     * gateway restarting, a burst of 503s), waits a little for a back-off to end or a probe to
+     * succeed, then lets the caller choose again, endpoints this request failed on included once
+     * they may be probed; otherwise (never answered, or silent for that long) fails at once, naming
+     * each endpoint's cause. So a lone endpoint's transient failure does not fail every request
+     * in flight at that moment, and a dead set still fails within seconds.
+     */
+    private void awaitEndpoint(String operation, Attempts attempts) throws IOException {
+        long now = System.nanoTime();
+        long sinceAnswer = Long.MAX_VALUE;
+        long soonest = Long.MAX_VALUE;
+        for (Endpoint ep : pool.all()) {
+            sinceAnswer = Math.min(sinceAnswer, ep.health().sinceAnswer(now));
+            long left = ep.health().backoffLeft(now);
+            soonest = Math.min(soonest, left > 0 ? left : POLL_NANOS);
+        }
+        if (sinceAnswer > WAIT_FOR_ANSWER_NANOS) {
             throw noEndpoint(operation, attempts.causes());
         }
-        return start(operation, c.endpoint(), c.admission(), call);
+        attempts.forgetRecovering();
+        try {
+            TimeUnit.NANOSECONDS.sleep(Math.max(MIN_SLEEP_NANOS, Math.min(soonest, POLL_NANOS)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException(operation + " of " + where + " interrupted while waiting for an S3 endpoint");
+        }
     }
 
     private S3Endpoints.Choice pinnedChoice(String operation, Attempts attempts) throws IOException {

@@ -282,6 +282,41 @@ class S3DriverTest {
     }
 
     @Test
+    void aLoneEndpointsTransientFailureIsRetriedAfterItsBackOff() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(1);
+        S3Endpoints pool = pool(c, eps, EndpointSet.Strategy.ROUND_ROBIN);
+        // one 503 on the third part (after the client's own retries): the endpoint answered moments ago,
+        // so the part waits out the 200 ms back-off and is sent again to the same endpoint as its probe
+        c.transport(eps.get(0)).failWith((op, n) -> op.equals("UploadPart") && n == 3
+                ? new FakeTransport.S3Error(503, "SlowDown") : null);
+        long size = 5 * PART;
+        try (MultipartWriter w = writer(pool, "transient.bin", size, 2)) {
+            writeSequentially(w, size);
+            w.commit();
+            EndpointStatistics st = w.endpointStatistics().getFirst();
+            assertEquals(1, st.markedDown(), st.toString());
+            assertEquals(1, st.errors(), st.toString());
+            assertEquals("up", st.state(), st.toString());
+        }
+        assertArrayEquals(expected(size), c.bytes("transient.bin"));
+        assertEquals(6, c.transport(eps.get(0)).calls("UploadPart"), "5 parts, one sent twice");
+    }
+
+    @Test
+    void anEndpointThatNeverAnsweredFailsAtOnce() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
+        List<URI> eps = c.endpoints(2);
+        S3Endpoints pool = pool(c, eps, EndpointSet.Strategy.ROUND_ROBIN);
+        eps.forEach(u -> c.transport(u).kill());
+        long t0 = System.nanoTime();
+        IOException e = assertThrows(IOException.class, () -> writer(pool, "never.bin", 2 * PART, 1));
+        // no waiting for back-offs: nothing in this set has answered this process (a wrong address)
+        assertTrue(System.nanoTime() - t0 < Requests.WAIT_FOR_ANSWER_NANOS, "waited for endpoints that never answered");
+        assertTrue(e.getMessage().contains("no S3 endpoint is healthy (2)"), e.getMessage());
+    }
+
+    @Test
     void withEveryEndpointDownTheWriteFailsNamingEachEndpointsCause() throws IOException {
         FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
         List<URI> eps = c.endpoints(3);

@@ -1,0 +1,364 @@
+package io.dgen4j.crt;
+
+import io.dgen4j.s3.S3Errors;
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Transport;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
+
+/**
+ * The S3 calls of the {@code crt} backend against one endpoint, through one CRT-based
+ * {@link S3AsyncClient} created once: one request per call, no retry on another endpoint (the CRT
+ * retries on the same one, {@value CrtClients#RETRIES} times at most, within its timeouts).
+ *
+ * <p>Copies: a part's body is the caller's segment itself ({@link AsyncRequestBody#fromRemainingByteBufferUnsafe});
+ * the CRT's JNI body stream copies it once into a native buffer of the part's size (its UploadPart,
+ * a "default" meta request, reads the whole body before sending so that it can retry it). A ranged
+ * GET's pieces arrive as heap arrays (the JNI copy out of the CRT's buffer) and are copied into the
+ * caller's segment on the CRT's thread: two copies per byte read, the least the CRT's Java binding
+ * allows.
+ *
+ * <p>With {@link S3Settings.ChecksumMode#FULL} the upload is created with CRC32, every part sends
+ * one and the completion lists them (those its caller does not pass, as remembered from the parts'
+ * answers).
+ */
+public final class CrtTransport implements S3Transport {
+    private static final Logger LOG = LoggerFactory.getLogger(CrtTransport.class);
+    /** Requests in flight the client is sized for when the settings set none. */
+    static final int DEFAULT_IN_FLIGHT = 16;
+    /** Stands for the CRT's threads (never started): a segment it may access is not thread-confined. */
+    static final Thread ELSEWHERE = Thread.ofPlatform().unstarted(() -> { });
+
+    private final S3AsyncClient client;
+    private final S3Settings settings;
+    private final String endpoint;
+    private final boolean fullChecksums;
+    /**
+     * With full checksums: each open upload's part checksums, by upload id, process-wide (the parts
+     * of one upload may go through every endpoint's transport), so that the completion lists them
+     * even when its caller passes parts without ({@link UploadedPart#checksum()} null). Removed when
+     * the upload is completed or aborted.
+     */
+    private static final Map<String, Map<Integer, String>> PART_CHECKSUMS = new ConcurrentHashMap<>();
+    private final PartFault fault;
+    private volatile boolean warnedConfined;
+
+    private CrtTransport(S3AsyncClient client, S3Settings settings, PartFault fault) {
+        this.client = client;
+        this.settings = settings;
+        this.endpoint = settings.endpoint().map(Object::toString).orElseGet(settings::endpointDescription);
+        this.fullChecksums = CrtClients.fullChecksums(settings);
+        this.fault = fault;
+    }
+
+    /**
+     * A transport for the one endpoint of {@code settings} (the first of a set), its client sized
+     * for the settings' requests in flight (else {@value #DEFAULT_IN_FLIGHT}).
+     *
+     * @throws IOException when the CRT cannot be used here, there are no credentials, or the CA
+     *                     bundle cannot be used by this client
+     */
+    public static CrtTransport open(S3Settings settings) throws IOException {
+        return open(settings, settings.maxInFlight().orElse(DEFAULT_IN_FLIGHT), null);
+    }
+
+    /**
+     * A transport whose client has room for {@code inFlight} data requests at once; {@code fault},
+     * when not null, spoils one part number of every upload (tests).
+     */
+    static CrtTransport open(S3Settings settings, int inFlight, PartFault fault) throws IOException {
+        // Ranged GETs up to this size go as one request; UploadPart requests are never split.
+        long crtPart = settings.partSize().orElse(CrtClients.MAX_CRT_PART);
+        S3AsyncClient client = CrtClients.open(settings, inFlight, crtPart, settings.endpointDescription());
+        return new CrtTransport(client, settings, fault);
+    }
+
+    @Override
+    public String endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public CompletableFuture<Void> headBucket(String bucket) {
+        return start(() -> client.headBucket(r -> r.bucket(bucket)).thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
+        return start(() -> client.createMultipartUpload(r -> {
+            r.bucket(where.bucket()).key(where.key()).metadata(metadata);
+            if (fullChecksums) {
+                r.checksumAlgorithm(ChecksumAlgorithm.CRC32);
+            }
+        }).thenApply(r -> r.uploadId()));
+    }
+
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body) {
+        return start(() -> {
+            UploadPartRequest.Builder r = UploadPartRequest.builder().bucket(where.bucket()).key(where.key())
+                    .uploadId(uploadId).partNumber(partNumber).contentLength(body.byteSize());
+            if (fullChecksums) {
+                r.checksumAlgorithm(ChecksumAlgorithm.CRC32);
+            }
+            if (fault != null && fault.part() == partNumber) {
+                r.contentMD5(PartFault.WRONG_MD5);
+            }
+            // The segment's own memory, no copy on the Java side; the CRT copies it once (see above).
+            return client.uploadPart(r.build(), AsyncRequestBody.fromRemainingByteBufferUnsafe(readable(body, where)))
+                    .thenApply(p -> {
+                        if (fullChecksums && p.checksumCRC32() != null) {
+                            PART_CHECKSUMS.computeIfAbsent(uploadId, k -> new ConcurrentHashMap<>())
+                                    .put(partNumber, p.checksumCRC32());
+                        }
+                        return new UploadedPart(partNumber, p.eTag(), p.checksumCRC32());
+                    });
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
+        return start(() -> {
+            Map<Integer, String> known = PART_CHECKSUMS.getOrDefault(uploadId, Map.of());
+            List<CompletedPart> done = parts.stream().map(p -> {
+                CompletedPart.Builder c = CompletedPart.builder().partNumber(p.number()).eTag(p.etag());
+                String crc = p.checksum() != null ? p.checksum() : known.get(p.number());
+                if (fullChecksums && crc != null) {
+                    c.checksumCRC32(crc);
+                }
+                return c.build();
+            }).toList();
+            return client.completeMultipartUpload(r -> r.bucket(where.bucket()).key(where.key()).uploadId(uploadId)
+                    .multipartUpload(m -> m.parts(done))).thenApply(r -> {
+                        PART_CHECKSUMS.remove(uploadId);
+                        return null;
+                    });
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> abortMultipartUpload(S3Location where, String uploadId) {
+        return start(() -> client.abortMultipartUpload(r -> r.bucket(where.bucket()).key(where.key())
+                .uploadId(uploadId))).handle((r, e) -> {
+                    if (e != null && !CrtErrors.notFound(e)) {
+                        throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
+                    }
+                    PART_CHECKSUMS.remove(uploadId);
+                    return null; // aborted, or gone already (404 NoSuchUpload)
+                });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        return start(() -> listPage(where, uploadId, null, null));
+    }
+
+    /** One page of ListMultipartUploads on the key, then the next while the upload is not found. */
+    private CompletableFuture<Boolean> listPage(S3Location where, String uploadId, String keyMarker, String idMarker) {
+        return client.listMultipartUploads(r -> {
+            r.bucket(where.bucket()).prefix(where.key());
+            if (keyMarker != null) {
+                r.keyMarker(keyMarker).uploadIdMarker(idMarker);
+            }
+        }).thenCompose((ListMultipartUploadsResponse page) -> {
+            for (MultipartUpload u : page.uploads()) {
+                if (u.key().equals(where.key()) && u.uploadId().equals(uploadId)) {
+                    return CompletableFuture.completedFuture(true);
+                }
+            }
+            if (!Boolean.TRUE.equals(page.isTruncated()) || page.nextKeyMarker() == null) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return listPage(where, uploadId, page.nextKeyMarker(), page.nextUploadIdMarker());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body) {
+        return start(() -> client.putObject(r -> r.bucket(where.bucket()).key(where.key())
+                        .contentLength(body.byteSize()).metadata(metadata),
+                body.byteSize() == 0 ? AsyncRequestBody.empty()
+                        : AsyncRequestBody.fromRemainingByteBufferUnsafe(readable(body, where)))
+                .thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
+        return start(() -> client.headObject(r -> r.bucket(where.bucket()).key(where.key()))).handle((h, e) -> {
+            if (e != null) {
+                if (CrtErrors.notFound(e)) {
+                    return Optional.<ObjectHead>empty();
+                }
+                throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
+            }
+            Map<String, String> meta = new HashMap<>();
+            h.metadata().forEach((k, v) -> meta.put(k.toLowerCase(Locale.ROOT), v));
+            return Optional.of(new ObjectHead(h.contentLength() == null ? 0 : h.contentLength(), h.eTag(),
+                    Map.copyOf(meta)));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> deleteObject(S3Location where) {
+        return start(() -> client.deleteObject(r -> r.bucket(where.bucket()).key(where.key()))).handle((r, e) -> {
+            if (e != null && !CrtErrors.notFound(e)) {
+                throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
+            }
+            return null;
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The CRT's threads copy the body into {@code dst} as it arrives; a {@code dst} confined to
+     * one thread is refused (the driver reads into such a segment through a shared one).
+     */
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        long len = dst.byteSize();
+        if (offset < 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("negative offset " + offset + " of "
+                    + object(where)));
+        }
+        if (len == 0) {
+            return CompletableFuture.completedFuture(0L);
+        }
+        String range = String.format("bytes %d..%d of %s", offset, offset + len, object(where));
+        if (!dst.isAccessibleBy(ELSEWHERE)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("the segment to read " + range
+                    + " into is confined to one thread: the CRT fills it from its own (use a shared, global or "
+                    + "automatic arena)"));
+        }
+        return start(() -> {
+            GetObjectRequest.Builder r = GetObjectRequest.builder().bucket(where.bucket()).key(where.key())
+                    .range("bytes=" + offset + "-" + (offset + len - 1));
+            if (etag != null) {
+                r.ifMatch(etag);
+            }
+            return client.getObject(r.build(), new RangeSink(dst, range));
+        });
+    }
+
+    @Override
+    public FailureKind classify(Throwable failure) {
+        return CrtErrors.endpointsFault(failure) ? FailureKind.ENDPOINT : FailureKind.REQUEST;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>In the words every S3 backend uses ({@link S3Errors}); the CRT reports a failure without an
+     * answer as "Failed to send the request: " and its error's text (socket connection refused, TLS
+     * (SSL) negotiation failed, socket is closed, ...), which says which kind it is.
+     */
+    @Override
+    public IOException describe(String operation, S3Location where, Throwable failure) {
+        Throwable t = CrtErrors.unwrap(failure);
+        return new IOException(line(operation, where, t), t);
+    }
+
+    private String line(String operation, S3Location where, Throwable t) {
+        if (t instanceof AwsServiceException e) {
+            int status = e.statusCode();
+            String code = CrtErrors.code(e);
+            if (code.equals("NoSuchBucket") || status == 404 && operation.startsWith("HeadBucket")) {
+                // a HEAD's 404 has no body, hence no code: the bucket is what was asked for
+                return String.format("%s of %s: %s (HTTP 404%s): create it first, or check the bucket name and the "
+                        + "endpoint", operation, where, S3Errors.noSuchBucket(where, endpoint),
+                        code.isEmpty() ? "" : " " + code);
+            }
+            if (S3Errors.refusesCredentials(status, code)) {
+                return S3Errors.credentialsRefused(operation, where, endpoint, settings, status,
+                        code.isEmpty() ? null : code);
+            }
+            String message = e.awsErrorDetails() == null || e.awsErrorDetails().errorMessage() == null ? null
+                    : e.awsErrorDetails().errorMessage().replaceAll("[\\r\\n]+", " ").strip();
+            return S3Errors.httpError(operation, where, endpoint, status, code.isEmpty() ? null : code, message);
+        }
+        String reason = CrtErrors.oneLine(t).replaceFirst("^Failed to send the request: ", "");
+        String r = reason.toLowerCase(Locale.ROOT);
+        if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException
+                || r.contains("timed out") || r.contains("timeout")) {
+            return S3Errors.timedOut(operation, where, endpoint, reason);
+        }
+        if (r.contains("tls") || r.contains("ssl")) {
+            // not S3Errors.tls: AWS_CA_BUNDLE cannot help this client over https
+            return String.format("%s of %s: TLS with %s failed: %s (the crt backend trusts only the system's CA "
+                    + "file: add the certificate authority there, or use --backend aws with AWS_CA_BUNDLE)", operation,
+                    where, endpoint, reason);
+        }
+        if (r.contains("refused") || r.contains("dns") || r.contains("host name") || r.contains("unreachable")
+                || r.contains("no route")) {
+            return S3Errors.cannotConnect(operation, where, endpoint, reason);
+        }
+        if (r.contains("closed") || r.contains("reset") || r.contains("broken pipe") || r.contains("socket")) {
+            return S3Errors.connectionBroke(operation, where, endpoint, reason);
+        }
+        return S3Errors.failed(operation, where, endpoint, reason);
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    @Override
+    public String toString() {
+        return "crt transport to " + endpoint + " (checksums " + CrtClients.checksums(settings) + ")";
+    }
+
+    private static String object(S3Location where) {
+        return "s3://" + where.bucket() + "/" + where.key();
+    }
+
+    /**
+     * The segment's memory as a buffer the CRT's threads may read: the segment itself, or a copy
+     * when it is confined to the caller's thread (the checkpoint's pool is shared and never is).
+     */
+    private ByteBuffer readable(MemorySegment body, S3Location where) {
+        if (body.isAccessibleBy(ELSEWHERE)) {
+            return body.asByteBuffer();
+        }
+        MemorySegment copy = Arena.ofAuto().allocate(body.byteSize(), 4096);
+        MemorySegment.copy(body, 0, copy, 0, body.byteSize());
+        if (!warnedConfined) {
+            warnedConfined = true;
+            LOG.debug("{}: bodies come from thread-confined segments: each is copied once for the CRT", object(where));
+        }
+        return copy.asByteBuffer();
+    }
+
+    /** Runs {@code call}, turning what it throws before any request into a failed future. */
+    private static <T> CompletableFuture<T> start(java.util.function.Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.dgen4j.crt;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.async.SdkPublisher;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+
+/**
+ * Copies a ranged GET's body into a segment that any thread may access, on the CRT's thread as
+ * each piece arrives (no queue, no waiting thread); completes with the number of bytes copied.
+ * More than the segment holds fails the GET (the server ignored the range).
+ */
+final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
+    private final MemorySegment dst;
+    private final String what;
+    private volatile CompletableFuture<Long> result;
+    private volatile long position;
+
+    RangeSink(MemorySegment dst, String what) {
+        this.dst = dst;
+        this.what = what;
+    }
+
+    @Override
+    public CompletableFuture<Long> prepare() {
+        // A new attempt starts the body again.
+        position = 0;
+        result = new CompletableFuture<>();
+        return result;
+    }
+
+    @Override
+    public void onResponse(GetObjectResponse response) {
+        // The range's size is checked from the bytes copied.
+    }
+
+    @Override
+    public void onStream(SdkPublisher<ByteBuffer> publisher) {
+        CompletableFuture<Long> done = result;
+        publisher.subscribe(new Subscriber<ByteBuffer>() {
+            private Subscription subscription;
+
+            @Override
+            public void onSubscribe(Subscription s) {
+                subscription = s;
+                // each piece is copied before onNext returns: nothing piles up
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(ByteBuffer piece) {
+                if (done.isDone()) {
+                    return;
+                }
+                int n = piece.remaining();
+                long at = position;
+                if (n > dst.byteSize() - at) {
+                    subscription.cancel();
+                    done.completeExceptionally(new IOException(String.format("the server sent more than the %d bytes "
+                            + "asked for (%s)", dst.byteSize(), what)));
+                    return;
+                }
+                try {
+                    MemorySegment.copy(MemorySegment.ofBuffer(piece), 0, dst, at, n);
+                } catch (RuntimeException e) { // the caller's arena closed under the GET
+                    subscription.cancel();
+                    done.completeExceptionally(e);
+                    return;
+                }
+                position = at + n;
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                done.completeExceptionally(t);
+            }
+
+            @Override
+            public void onComplete() {
+                done.complete(position);
+            }
+        });
+    }
+
+    @Override
+    public void exceptionOccurred(Throwable error) {
+        CompletableFuture<Long> f = result;
+        if (f != null) {
+            f.completeExceptionally(error);
+        }
+    }
+}
