@@ -173,6 +173,8 @@ public final class SaveVsPlainUpload {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         boolean threads = Boolean.getBoolean("bench.threads");
         java.util.Map<String, long[]> before = threads ? threadTicks() : null;
+        java.util.Map<String, Long> vm0 = threads ? vmstat() : null;
+        long faults0 = threads ? selfFaults() : 0;
         java.util.Map<String, long[]> seen = new java.util.concurrent.ConcurrentHashMap<>();
         Thread sampler = null;
         if (threads) {
@@ -206,6 +208,12 @@ public final class SaveVsPlainUpload {
                             (x, y) -> new long[] {x[0] + y[0], x[1] + y[1]});
                 }
             });
+            java.util.Map<String, Long> vm1 = vmstat();
+            System.err.printf(Locale.ROOT, "  page faults of this process: %d minor; machine-wide: thp_fault_alloc +%d, "
+                    + "compact_stall +%d, direct reclaim scans +%d%n", selfFaults() - faults0,
+                    vm1.getOrDefault("thp_fault_alloc", 0L) - vm0.getOrDefault("thp_fault_alloc", 0L),
+                    vm1.getOrDefault("compact_stall", 0L) - vm0.getOrDefault("compact_stall", 0L),
+                    vm1.getOrDefault("pgscan_direct", 0L) - vm0.getOrDefault("pgscan_direct", 0L));
             StringBuilder sb = new StringBuilder("  CPU by thread group (ticks of 10 ms, of which system):");
             groups.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[0], x.getValue()[0]))
                     .forEach(e -> sb.append(' ').append(e.getKey()).append('=').append(e.getValue()[0]).append('(')
@@ -213,6 +221,22 @@ public final class SaveVsPlainUpload {
             System.err.println(sb);
         }
         return r;
+    }
+
+    /** The counters of {@code /proc/vmstat} (machine-wide). */
+    private static java.util.Map<String, Long> vmstat() throws java.io.IOException {
+        java.util.Map<String, Long> m = new java.util.HashMap<>();
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/vmstat"))) {
+            String[] f = line.split(" ");
+            m.put(f[0], Long.parseLong(f[1]));
+        }
+        return m;
+    }
+
+    /** Minor page faults of this process so far ({@code /proc/self/stat}, field 10). */
+    private static long selfFaults() throws java.io.IOException {
+        String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[7]);
     }
 
     /** User+system clock ticks of each thread of this process, by {@code tid/name} ({@code /proc}, Linux). */
