@@ -4,7 +4,9 @@
 # client CPU seconds per GiB, as ratios. Starts its own s3proxy on 127.0.0.1 (filesystem backend
 # in a temporary directory) unless AWS_ENDPOINT_URL is set (then AWS_ACCESS_KEY_ID,
 # AWS_SECRET_ACCESS_KEY and BUCKET name the store).
-# Usage: scripts/bench-s3-aws.sh [sizeMiB=512] [partMiB=32] [inFlight=4] [rounds=2]
+# Usage: scripts/bench-s3-aws.sh [sizeMiB=512] [partMiB=32] [inFlight=4] [rounds=2] [sides=both|plain|streaming|driver|all]
+# BENCH_JAVA_OPTS adds JVM options (e.g. a JFR recording of one side:
+#   BENCH_JAVA_OPTS=-XX:StartFlightRecording=filename=plain.jfr,settings=profile ... 512 32 4 6 plain).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/find-jdk.sh
@@ -44,6 +46,8 @@ PROPS
   echo "s3proxy on $AWS_ENDPOINT_URL (filesystem backend in $tmp)" >&2
 fi
 opts=(--enable-native-access=ALL-UNNAMED -Xmx1g)
+# shellcheck disable=SC2206
+[ -n "${BENCH_JAVA_OPTS:-}" ] && opts+=($BENCH_JAVA_OPTS)
 [ "$(dgen4j_jdk_feature "$JAVA_HOME")" -ge 24 ] && opts+=(--sun-misc-unsafe-memory-access=allow)
 "$java" "${opts[@]}" -cp "$cp" io.dgen4j.aws.SaveVsPlainUpload "$AWS_ENDPOINT_URL" "${BUCKET:-bench}" "$AWS_ACCESS_KEY_ID" \
-  "$AWS_SECRET_ACCESS_KEY" "${1:-512}" "${2:-32}" "${3:-4}" "${4:-2}"
+  "$AWS_SECRET_ACCESS_KEY" "${1:-512}" "${2:-32}" "${3:-4}" "${4:-2}" "${5:-both}"

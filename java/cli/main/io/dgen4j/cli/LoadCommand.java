@@ -41,6 +41,7 @@ final class LoadCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         options.check();
+        backend.checkLoad();
         io.dgen4j.storage.StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         // Under mpirun/srun each rank loads its own shard (named as save names it); rank 0 reports for all.
         try (Ranks ranks = Ranks.open(command.commandLine().getErr())) {

@@ -68,6 +68,7 @@ final class SaveCommand implements Callable<Integer> {
                 StreamingCheckpoint ckpt = null;
                 try {
                     ckpt = backend.apply(options.builder(bar::update), where).build();
+                    backend.checkSave(where, size, ckpt.chunkSize()); // S3 parts: before any data
                 } catch (RuntimeException e) {
                     failure = e; // still meet the other ranks below, so that none waits forever
                 }

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
  * The storage backend options of save and load: {@code --backend} (else {@code DGEN4J_S3_BACKEND}
  * for {@code s3://} targets), and for {@code s3://} targets the S3 settings from the environment and
  * the working directory's {@code .env} ({@link S3Settings#fromEnvironment}) with the endpoint-set
- * options over them ({@link EndpointOptions}).
+ * and transfer options over them ({@link EndpointOptions}, {@link S3TransferOptions}).
  */
 final class StorageBackendOptions {
     /** The variable that names the backend of {@code s3://} targets. */
@@ -26,6 +26,9 @@ final class StorageBackendOptions {
 
     @Mixin
     EndpointOptions endpoints;
+
+    @Mixin
+    S3TransferOptions transfer;
 
     /** Sets the backend and, for an {@code s3://} target, the S3 settings; returns the builder. */
     StreamingCheckpoint.Builder apply(StreamingCheckpoint.Builder b, StorageTarget target) {
@@ -50,10 +53,10 @@ final class StorageBackendOptions {
         S3Settings settings = null;
         if (s3) {
             S3Location.of(target); // a bad bucket or key is a usage error, before anything else
-            settings = endpoints.settings(Main.environment(), Path.of(""));
-        } else if (endpoints.given()) {
-            throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s",
-                    endpoints.givenNames(), target.original()));
+            settings = s3Settings();
+        } else if (endpoints.given() || transfer.given()) {
+            throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s", endpoints.given()
+                    ? endpoints.givenNames() : transfer.givenNames(), target.original()));
         }
         S3Settings resolved = settings;
         return b -> {
@@ -65,5 +68,27 @@ final class StorageBackendOptions {
             }
             return b;
         };
+    }
+
+    /** The S3 settings of the environment with the endpoint and transfer options over them. */
+    S3Settings s3Settings() {
+        return transfer.over(endpoints.settings(Main.environment(), Path.of("")));
+    }
+
+    /** Refuses what only a save uses: a load reads ranges of its {@code --chunk}, not parts. */
+    void checkLoad() {
+        if (transfer.partSize != null) {
+            throw new IllegalArgumentException("--part-size applies to save: a load reads ranges of --chunk bytes");
+        }
+    }
+
+    /**
+     * For a save of {@code size} bytes in chunks of {@code chunk} to {@code target}: checks up front
+     * that an {@code s3://} target's part size fits ({@link S3TransferOptions#checkSave}).
+     */
+    void checkSave(StorageTarget target, long size, long chunk) {
+        if (S3Location.SCHEME.equals(target.scheme())) {
+            transfer.checkSave(s3Settings(), size, chunk);
+        }
     }
 }

@@ -25,7 +25,9 @@ import java.util.OptionalLong;
  * {@code S3_ENDPOINT_FILE} with {@code S3_LOAD_BALANCE_STRATEGY} and {@code S3_PIN_UPLOAD}
  * ({@link EndpointSet#fromEnvironment}), which win over the single endpoint when set. Region: {@code AWS_REGION}, else {@code AWS_DEFAULT_REGION}, else the profile's
  * {@code region} in the config file ({@code AWS_CONFIG_FILE}, default {@code ~/.aws/config}), else
- * {@code us-east-1}. TLS trust: {@code AWS_CA_BUNDLE} (a PEM file). A {@code .env} file in the
+ * {@code us-east-1}. TLS trust: {@code AWS_CA_BUNDLE} (a PEM file). Transfers: {@code DGEN4J_S3_PART_SIZE}
+ * (bytes per part, e.g. {@code 64MiB}) and {@code DGEN4J_S3_CHECKSUMS} ({@code when_required} or
+ * {@code full}, see {@link ChecksumMode}). A {@code .env} file in the
  * working directory supplies any of these that the environment does not set.
  *
  * <p>{@link #toString()} masks the secrets: the secret key and session token never appear in any
@@ -42,7 +44,27 @@ public final class S3Settings {
         /** Only where the operation requires one (the default). */
         WHEN_REQUIRED,
         /** On every request and response that supports one. */
-        FULL
+        FULL;
+
+        /** The lower-case name, as {@link #parse} reads it ({@code when_required}, {@code full}). */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /**
+         * The mode {@code text} names: {@code when_required} or {@code full}, in any case, {@code -} for {@code _}.
+         *
+         * @throws IllegalArgumentException naming {@code what} (a variable or option) and the modes
+         */
+        public static ChecksumMode parse(String text, String what) {
+            String t = text == null ? "" : text.strip().toUpperCase(Locale.ROOT).replace('-', '_');
+            for (ChecksumMode m : values()) {
+                if (m.name().equals(t)) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException(String.format("%s must be when_required or full, got '%s'", what, text));
+        }
     }
 
     /** The region when none is configured. */
@@ -52,6 +74,8 @@ public final class S3Settings {
             SESSION_TOKEN = "AWS_SESSION_TOKEN", ENDPOINT_URL_S3 = "AWS_ENDPOINT_URL_S3",
             ENDPOINT_URL = "AWS_ENDPOINT_URL", REGION = "AWS_REGION", DEFAULT_REGION_VAR = "AWS_DEFAULT_REGION",
             CA_BUNDLE = "AWS_CA_BUNDLE", PROFILE = "AWS_PROFILE";
+    /** dgen4j's own variables: the part size (bytes, or with a binary unit: {@code 64MiB}) and the checksum mode. */
+    public static final String PART_SIZE_VAR = "DGEN4J_S3_PART_SIZE", CHECKSUMS_VAR = "DGEN4J_S3_CHECKSUMS";
 
     private final String accessKeyId;
     private final String secretAccessKey;
@@ -175,6 +199,19 @@ public final class S3Settings {
         if (ca != null) {
             b.caBundle(workingDir.resolve(ca));
         }
+        String part = nonBlank(all.get(PART_SIZE_VAR));
+        if (part != null) {
+            long bytes = parseSize(part, PART_SIZE_VAR);
+            try {
+                b.partSize(bytes);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(PART_SIZE_VAR + "=" + part + ": " + e.getMessage(), e);
+            }
+        }
+        String checksums = nonBlank(all.get(CHECKSUMS_VAR));
+        if (checksums != null) {
+            b.checksumMode(ChecksumMode.parse(checksums, CHECKSUMS_VAR));
+        }
         return b.build();
     }
 
@@ -200,6 +237,37 @@ public final class S3Settings {
             throw new IllegalArgumentException(what + " must not carry credentials in the URL");
         }
         return u;
+    }
+
+    /**
+     * A whole number of bytes: digits with an optional binary unit ({@code 8388608}, {@code 8MiB},
+     * {@code 8M}, {@code 1GiB}; K, M, G and T are all powers of 1024).
+     *
+     * @throws IllegalArgumentException naming {@code what} when it is not one
+     */
+    static long parseSize(String text, String what) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)(\\d{1,19})\\s*(?:([KMGT])(?:i?B)?|B)?")
+                .matcher(text.strip());
+        if (!m.matches()) {
+            throw new IllegalArgumentException(String.format("%s must be a size in bytes such as 8388608, 8MiB or "
+                    + "1GiB, got '%s'", what, text));
+        }
+        int shift = m.group(2) == null ? 0 : switch (m.group(2).toUpperCase(Locale.ROOT)) {
+            case "K" -> 10;
+            case "M" -> 20;
+            case "G" -> 30;
+            case "T" -> 40;
+            default -> 0;
+        };
+        try {
+            long n = Long.parseLong(m.group(1));
+            if (n > Long.MAX_VALUE >> shift) {
+                throw new NumberFormatException();
+            }
+            return n << shift;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(String.format("%s is too large: '%s'", what, text), e);
+        }
     }
 
     private static String nonBlank(String s) {

@@ -50,6 +50,45 @@ class S3SettingsTest {
     }
 
     @Test
+    void partSizeAndChecksumsFromDgen4jVariables() {
+        S3Settings s = S3Settings.fromEnvironment(env("DGEN4J_S3_PART_SIZE", "8MiB", "DGEN4J_S3_CHECKSUMS", "FULL"), dir);
+        assertEquals(8L << 20, s.partSize().orElseThrow());
+        assertEquals(8L << 20, s.partSizeFor(64L << 20), "the part size set wins over the chunk size");
+        assertEquals(S3Settings.ChecksumMode.FULL, s.checksumMode());
+        assertEquals(6L << 20, S3Settings.fromEnvironment(env("DGEN4J_S3_PART_SIZE", "6291456"), dir)
+                .partSize().orElseThrow());
+        assertEquals(1L << 30, S3Settings.fromEnvironment(env("DGEN4J_S3_PART_SIZE", "1G"), dir)
+                .partSize().orElseThrow());
+        assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, S3Settings.fromEnvironment(
+                env("DGEN4J_S3_CHECKSUMS", "when-required"), dir).checksumMode());
+        // a .env file supplies them too
+        assertEquals(S3Settings.ChecksumMode.FULL, S3Settings.fromEnvironment(env(), dotEnv("DGEN4J_S3_CHECKSUMS=full"))
+                .checksumMode());
+
+        IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
+                () -> S3Settings.fromEnvironment(env("DGEN4J_S3_PART_SIZE", "4MiB"), dir));
+        assertTrue(small.getMessage().startsWith("DGEN4J_S3_PART_SIZE=4MiB: part size must be between"),
+                small.getMessage());
+        IllegalArgumentException junk = assertThrows(IllegalArgumentException.class,
+                () -> S3Settings.fromEnvironment(env("DGEN4J_S3_PART_SIZE", "8 apples"), dir));
+        assertEquals("DGEN4J_S3_PART_SIZE must be a size in bytes such as 8388608, 8MiB or 1GiB, got '8 apples'",
+                junk.getMessage());
+        IllegalArgumentException mode = assertThrows(IllegalArgumentException.class,
+                () -> S3Settings.fromEnvironment(env("DGEN4J_S3_CHECKSUMS", "when_supported"), dir));
+        assertEquals("DGEN4J_S3_CHECKSUMS must be when_required or full, got 'when_supported'", mode.getMessage());
+    }
+
+    private Path dotEnv(String... lines) {
+        try {
+            Path d = Files.createDirectories(dir.resolve("with-env"));
+            Files.write(d.resolve(".env"), List.of(lines));
+            return d;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
     void defaultsWithNothingSet() {
         S3Settings s = S3Settings.fromEnvironment(env(), dir);
         assertFalse(s.hasCredentials());
