@@ -279,22 +279,23 @@ public final class StreamingCheckpoint {
      * Parallel reads of one checkpoint, with optional verification of every byte read.
      *
      * <p>Each reader takes a free buffer and reads the next chunk into it. Who compares the bytes
-     * with the fused {@link Generator#firstMismatch} depends on whether a core is left idle by the
-     * readers ({@link VerifyMode}; measured with scripts/bench-load.sh, docs in its header):
+     * with the fused {@link Generator#firstMismatch} is a {@link VerifyMode}:
      * <ul>
-     * <li>{@link VerifyMode#THREAD}, when the readers leave a core idle: readers hand what they read to
-     *     one verifier thread and go on with their next read at once, so the compare runs on the idle
-     *     core while the next read is in flight (a CPU copy, or a device's DMA that leaves the CPU
-     *     idle). Bytes the CPU copies (buffered reads, or a memory filesystem such as tmpfs, where
-     *     O_DIRECT is a copy too) are read and handed over in slices of {@value #VERIFY_SLICE} bytes,
-     *     compared while still in the last-level cache; O_DIRECT reads from a device keep whole chunks.
-     *     The verifier frees a buffer when its last slice is checked; with
-     *     {@code buffers >= readers + 1} one chunk is verified while every reader reads.</li>
-     * <li>{@link VerifyMode#INLINE}, when the readers take every core: a verifier thread would only
-     *     take CPU from them, so each reader compares what it read itself, as soon as the read
-     *     returns, in slices of {@value #INLINE_SLICE} bytes still in its core's cache (whole chunks
-     *     from a device). No hand-off, no extra buffer; one reader's compare overlaps the others'
-     *     reads.</li>
+     * <li>{@link VerifyMode#THREAD} (the default): readers hand what they read to one verifier thread
+     *     and go on with their next read at once, so no reader waits on the verification of its
+     *     previous chunk while a buffer is free, and the compare runs on a core the readers leave idle
+     *     (or while a device's DMA leaves the CPU idle). Bytes the CPU copies (buffered reads, or a
+     *     memory filesystem such as tmpfs, where O_DIRECT is a copy too) are read and handed over in
+     *     slices of {@value #VERIFY_SLICE} bytes, compared while still in the last-level cache; O_DIRECT
+     *     reads from a device keep whole chunks. The verifier frees a buffer when its last slice is
+     *     checked; with {@code buffers >= readers + 1} one chunk is verified while every reader reads.</li>
+     * <li>{@link VerifyMode#INLINE} (asked for with {@value #VERIFIER_PROPERTY}{@code =inline}): each
+     *     reader compares what it read itself, as soon as the read returns, in slices of
+     *     {@value #INLINE_SLICE} bytes still in its core's cache (whole chunks from a device): no
+     *     hand-off, no extra buffer, no thread competing with the readers. Measured on 2 CPUs with
+     *     scripts/bench-load.sh (1 and 2 readers, tmpfs and O_DIRECT from a disk) it was slower than
+     *     the verifier thread with 1 reader (nothing overlaps the compare) and not reliably faster with
+     *     2, so it is not the default; it is kept to compare on other machines.</li>
      * </ul>
      * Memory stays bounded by the pool either way. The first mismatch is the smallest offset over all
      * chunks (chunks and slices past a known mismatch are skipped); any failure stops readers and
@@ -312,8 +313,8 @@ public final class StreamingCheckpoint {
         static final long VERIFY_SLICE = 8L << 20;
 
         /**
-         * System property choosing the verifier ({@code auto}, {@code inline} or {@code thread}) for
-         * measurements; {@code auto}, the default, picks by whether the readers leave a core idle.
+         * System property choosing the verifier for measurements: {@code thread}, or {@code auto} (the
+         * default, the same), or {@code inline}.
          */
         static final String VERIFIER_PROPERTY = "dgen4j.load.verifier";
 
@@ -365,7 +366,7 @@ public final class StreamingCheckpoint {
             this.manifest = manifest;
             this.target = target;
             boolean dma = reader.deviceDma();
-            this.mode = verify ? verifyMode(writersInFlight, Numa.defaultThreads()) : VerifyMode.NONE;
+            this.mode = verify ? verifyMode() : VerifyMode.NONE;
             // A device's DMA is fastest with whole-chunk requests (and leaves nothing in cache); bytes
             // the CPU copies are compared while still in cache.
             this.slice = switch (mode) {
@@ -375,16 +376,12 @@ public final class StreamingCheckpoint {
             };
         }
 
-        /**
-         * The verifier: {@value #VERIFIER_PROPERTY} when set, else a verifier thread when the readers
-         * leave one of the {@code cpus} idle for it, the readers themselves when they take them all.
-         */
-        private static VerifyMode verifyMode(int readers, int cpus) {
+        /** The verifier: {@value #VERIFIER_PROPERTY} when set, else the verifier thread. */
+        private static VerifyMode verifyMode() {
             String asked = System.getProperty(VERIFIER_PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
             return switch (asked) {
                 case "inline" -> VerifyMode.INLINE;
-                case "thread" -> VerifyMode.THREAD;
-                case "auto", "" -> readers < cpus ? VerifyMode.THREAD : VerifyMode.INLINE;
+                case "thread", "auto", "" -> VerifyMode.THREAD;
                 default -> throw new IllegalArgumentException(String.format(
                         "system property %s must be auto, inline or thread, got '%s'", VERIFIER_PROPERTY, asked));
             };

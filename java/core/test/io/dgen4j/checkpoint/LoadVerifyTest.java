@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Verified loads, by the readers themselves ({@code inline}) or by a verifier thread overlapped with
- * the reads ({@code thread}), and as chosen by the idle cores ({@code auto}): with any number of
- * readers and buffers, the reported mismatch is the smallest corrupted offset, memory stays within
- * the buffers, and every buffer is returned, after a success and after a failure.
+ * Verified loads, by a verifier thread overlapped with the reads ({@code thread}, also the default
+ * {@code auto}) or by the readers themselves ({@code inline}): with any number of readers and
+ * buffers, the reported mismatch is the smallest corrupted offset, memory stays within the buffers,
+ * and every buffer is returned, after a success and after a failure.
  */
 class LoadVerifyTest {
     private static final DataSpec DATA = DataSpec.builder().seed(3).dedupRatio(1.5).compressRatio(2).build();
