@@ -276,30 +276,57 @@ public final class StreamingCheckpoint {
     }
 
     /**
-     * Parallel reads of one checkpoint, with optional verification overlapped with the reads.
+     * Parallel reads of one checkpoint, with optional verification of every byte read.
      *
-     * <p>Each reader takes a free buffer, reads the next chunk into it and, when verifying, hands the
-     * filled bytes to the verifier and goes on with its next read at once: no reader waits on the
-     * verification of its previous chunk while a buffer is free. When verifying bytes that the CPU
-     * copies (buffered reads, or a memory filesystem such as tmpfs, where O_DIRECT is a copy too), a
-     * chunk is read in slices of {@value #VERIFY_SLICE} bytes, each handed over as soon as it is
-     * read, so that the verifier compares bytes still in the last-level cache instead of reading them
-     * from memory a second time; O_DIRECT reads from a device (DMA: nothing is cache-hot) keep whole
-     * chunks, the request size of a plain load. The verifier checks slices in the order they arrive with the fused
-     * {@link Generator#firstMismatch} (the native core compares in registers, on its workers) and
-     * frees a buffer when its last slice is checked. Memory stays bounded by the pool: with
-     * {@code buffers >= readers + 1} (the builder demands it) one chunk is verified while every
-     * reader reads. The first mismatch is the smallest offset over all chunks (chunks past a known
-     * mismatch are skipped); any failure stops readers and verifier promptly, and every buffer is
-     * returned before the pool closes.
+     * <p>Each reader takes a free buffer and reads the next chunk into it. Who compares the bytes
+     * with the fused {@link Generator#firstMismatch} is a {@link VerifyMode}:
+     * <ul>
+     * <li>{@link VerifyMode#THREAD} (the default): readers hand what they read to one verifier thread
+     *     and go on with their next read at once, so no reader waits on the verification of its
+     *     previous chunk while a buffer is free, and the compare runs on a core the readers leave idle
+     *     (or while a device's DMA leaves the CPU idle). Bytes the CPU copies (buffered reads, or a
+     *     memory filesystem such as tmpfs, where O_DIRECT is a copy too) are read and handed over in
+     *     slices of {@value #VERIFY_SLICE} bytes, compared while still in the last-level cache; O_DIRECT
+     *     reads from a device keep whole chunks. The verifier frees a buffer when its last slice is
+     *     checked; with {@code buffers >= readers + 1} one chunk is verified while every reader reads.</li>
+     * <li>{@link VerifyMode#INLINE} (asked for with {@value #VERIFIER_PROPERTY}{@code =inline}): each
+     *     reader compares what it read itself, as soon as the read returns, in slices of
+     *     {@value #INLINE_SLICE} bytes still in its core's cache (whole chunks from a device): no
+     *     hand-off, no extra buffer, no thread competing with the readers. Measured on 2 CPUs with
+     *     scripts/bench-load.sh (1 and 2 readers, tmpfs and O_DIRECT from a disk) it was slower than
+     *     the verifier thread with 1 reader (nothing overlaps the compare) and not reliably faster with
+     *     2, so it is not the default; it is kept to compare on other machines.</li>
+     * </ul>
+     * Memory stays bounded by the pool either way. The first mismatch is the smallest offset over all
+     * chunks (chunks and slices past a known mismatch are skipped); any failure stops readers and
+     * verifier promptly, and every buffer is returned before the pool closes.
      */
     private final class LoadRun {
         /**
-         * Bytes per read of a verified load: slices of a chunk handed to the verifier as they arrive,
-         * small enough to be compared while still in the last-level cache, large enough for O_DIRECT
-         * devices.
+         * Bytes per read of a load verified by its readers from bytes the CPU copies: small enough
+         * that a slice is compared while still in the reading core's cache, large enough that the
+         * extra reads cost nothing measurable.
          */
+        static final long INLINE_SLICE = 1L << 20;
+
+        /** Bytes per read of a load verified on its own thread from bytes the CPU copies (last-level cache). */
         static final long VERIFY_SLICE = 8L << 20;
+
+        /**
+         * System property choosing the verifier for measurements: {@code thread}, or {@code auto} (the
+         * default, the same), or {@code inline}.
+         */
+        static final String VERIFIER_PROPERTY = "dgen4j.load.verifier";
+
+        /** Who compares the bytes read. */
+        enum VerifyMode {
+            /** Not verified. */
+            NONE,
+            /** Each reader, right after each slice's read. */
+            INLINE,
+            /** One verifier thread, overlapped with the readers' next reads. */
+            THREAD
+        }
 
         /** A pool buffer and the references to it: its reader's, and one per slice awaiting verification. */
         private static final class Held {
@@ -311,16 +338,16 @@ public final class StreamingCheckpoint {
             }
         }
 
-        /** Read bytes waiting for verification; {@code held == null} ends the verifier. */
+        /** Read bytes waiting for the verifier thread; {@code held == null} ends it. */
         private record Pending(Held held, MemorySegment bytes, long offset) {}
 
         private static final Pending END = new Pending(null, null, -1);
 
         private final StorageReader reader;
         private final Manifest manifest;
-        private final boolean verify;
+        private final VerifyMode mode;
         private final String target;
-        /** Bytes per read: the chunk, or {@link #VERIFY_SLICE} when verifying bytes the CPU copies. */
+        /** Bytes per read: the chunk, or a slice of it when verifying bytes the CPU copies. */
         private final long slice;
         private final IoClock io = new IoClock();
         private final AtomicLong nextChunk = new AtomicLong();
@@ -337,26 +364,43 @@ public final class StreamingCheckpoint {
         LoadRun(StorageReader reader, Manifest manifest, boolean verify, String target) {
             this.reader = reader;
             this.manifest = manifest;
-            this.verify = verify;
             this.target = target;
-            // Where the CPU copies the bytes in, small slices are compared while still in cache; a
-            // device's DMA (O_DIRECT from a disk) is faster with whole-chunk requests.
-            this.slice = verify && !reader.deviceDma() ? Math.min(VERIFY_SLICE, chunkSize) : chunkSize;
+            boolean dma = reader.deviceDma();
+            this.mode = verify ? verifyMode() : VerifyMode.NONE;
+            // A device's DMA is fastest with whole-chunk requests (and leaves nothing in cache); bytes
+            // the CPU copies are compared while still in cache.
+            this.slice = switch (mode) {
+                case NONE -> chunkSize;
+                case INLINE -> dma ? chunkSize : Math.min(INLINE_SLICE, chunkSize);
+                case THREAD -> dma ? chunkSize : Math.min(VERIFY_SLICE, chunkSize);
+            };
+        }
+
+        /** The verifier: {@value #VERIFIER_PROPERTY} when set, else the verifier thread. */
+        private static VerifyMode verifyMode() {
+            String asked = System.getProperty(VERIFIER_PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
+            return switch (asked) {
+                case "inline" -> VerifyMode.INLINE;
+                case "thread", "auto", "" -> VerifyMode.THREAD;
+                default -> throw new IllegalArgumentException(String.format(
+                        "system property %s must be auto, inline or thread, got '%s'", VERIFIER_PROPERTY, asked));
+            };
         }
 
         void run() throws IOException {
             long size = manifest.spec().size();
-            // One buffer beyond the readers' lets a chunk be verified while every reader reads.
-            int count = Math.max(buffers, writersInFlight + (verify ? 1 : 0));
+            // With a verifier thread, one buffer beyond the readers' lets a chunk be verified while
+            // every reader reads.
+            int count = Math.max(buffers, writersInFlight + (mode == VerifyMode.THREAD ? 1 : 0));
             try (BufferPool pool = new BufferPool(count, chunkSize);
-                 Generator gen = verify ? Generator.open(manifest.spec(), Generator.Kind.AUTO, verifyThreads()) : null) {
+                 Generator gen = openVerifier()) {
                 verifier = gen == null ? "none" : gen.implementation();
                 List<Thread> threadsRunning = new ArrayList<>();
                 for (int i = 0; i < writersInFlight; i++) {
                     threadsRunning.add(Thread.ofPlatform().name("dgen4j-reader-" + i).daemon()
-                            .start(() -> readLoop(pool, size)));
+                            .start(() -> readLoop(pool, size, gen)));
                 }
-                Thread verifierThread = verify
+                Thread verifierThread = mode == VerifyMode.THREAD
                         ? Thread.ofPlatform().name("dgen4j-verifier").daemon().start(() -> verifyLoop(pool, gen))
                         : null;
                 boolean interrupted = joinAll(threadsRunning);
@@ -378,9 +422,24 @@ public final class StreamingCheckpoint {
         }
 
         /**
-         * Threads of the verifying generator: those asked for, else the CPUs the readers leave idle
-         * (at least one). Measured on 2 cores with 1 reader from tmpfs: a 2-thread verify took CPU from
-         * the reader (0.6-0.8 x a plain load), a 1-thread verify did not (0.9-1.0 x).
+         * The generator that compares, or {@code null} when not verifying. Readers verifying inline
+         * share one generator that runs each compare on its caller (one thread, never pinned: the
+         * native core and the twin then compare concurrently, each caller on its own core), unless
+         * threads were asked for.
+         */
+        private Generator openVerifier() {
+            return switch (mode) {
+                case NONE -> null;
+                case INLINE -> threads > 0 ? Generator.open(manifest.spec(), Generator.Kind.AUTO, threads)
+                        : Generator.open(manifest.spec(), Generator.Kind.AUTO, 1, Numa.Mode.OFF, -1);
+                case THREAD -> Generator.open(manifest.spec(), Generator.Kind.AUTO, verifyThreads());
+            };
+        }
+
+        /**
+         * Threads of the verifier thread's generator: those asked for, else the CPUs the readers leave
+         * idle (at least one). Measured on 2 cores with 1 reader from tmpfs: a 2-thread verify took CPU
+         * from the reader (0.6-0.8 x a plain load), a 1-thread verify did not (0.9-1.0 x).
          */
         private int verifyThreads() {
             return threads > 0 ? threads : Math.max(1, Numa.defaultThreads() - writersInFlight);
@@ -407,7 +466,7 @@ public final class StreamingCheckpoint {
                     ? new InterruptedIOException("load of " + target + " interrupted") : t);
         }
 
-        private void readLoop(BufferPool pool, long size) {
+        private void readLoop(BufferPool pool, long size, Generator gen) {
             try {
                 while (failure.get() == null) {
                     long offset = nextChunk.getAndIncrement() * chunkSize;
@@ -426,36 +485,49 @@ public final class StreamingCheckpoint {
                     }
                     Held held = new Held(buf);
                     try {
-                        long step = Math.min(slice, len);
-                        for (long at = 0; at < len && failure.get() == null; at += step) {
-                            long want = Math.min(step, len - at);
-                            MemorySegment part = buf.asSlice(at, want);
-                            io.begin();
-                            long n;
-                            try {
-                                n = reader.read(offset + at, part);
-                            } finally {
-                                io.end();
-                            }
-                            if (n != want) {
-                                throw new CheckpointException(String.format("%s ended at byte %d, inside the chunk at "
-                                        + "offset %d (expected %d bytes)", target, offset + at + n, offset, size),
-                                        offset + at + n, null);
-                            }
-                            if (verify) {
-                                held.refs.incrementAndGet();
-                                pending.add(new Pending(held, part, offset + at));
-                            }
-                        }
-                        if (!verify) {
-                            progress.accept(done.addAndGet(len));
-                        }
+                        readChunk(held, offset, len, size, gen);
                     } finally {
                         unref(pool, held);
                     }
                 }
             } catch (Throwable t) {
                 fail(t);
+            }
+        }
+
+        /** Reads one chunk slice by slice, verifying or handing over each slice as the mode says. */
+        private void readChunk(Held held, long offset, long len, long size, Generator gen) throws IOException {
+            long step = Math.min(slice, len);
+            // Slices past a known mismatch (found here or by another reader) are not read either.
+            for (long at = 0; at < len && failure.get() == null && offset + at < firstMismatch.get(); at += step) {
+                long want = Math.min(step, len - at);
+                MemorySegment part = held.buf.asSlice(at, want);
+                io.begin();
+                long n;
+                try {
+                    n = reader.read(offset + at, part);
+                } finally {
+                    io.end();
+                }
+                if (n != want) {
+                    throw new CheckpointException(String.format("%s ended at byte %d, inside the chunk at "
+                            + "offset %d (expected %d bytes)", target, offset + at + n, offset, size),
+                            offset + at + n, null);
+                }
+                switch (mode) {
+                    case INLINE -> {
+                        compare(gen, part, offset + at);
+                        progress.accept(done.addAndGet(want));
+                    }
+                    case THREAD -> {
+                        held.refs.incrementAndGet();
+                        pending.add(new Pending(held, part, offset + at));
+                    }
+                    case NONE -> { }
+                }
+            }
+            if (mode == VerifyMode.NONE) {
+                progress.accept(done.addAndGet(len));
             }
         }
 
@@ -491,6 +563,7 @@ public final class StreamingCheckpoint {
             }
         }
 
+        /** Compares {@code part} with the stream at {@code offset}, keeping the smallest mismatch found by any thread. */
         private void compare(Generator gen, MemorySegment part, long offset) {
             long t0 = System.nanoTime();
             long abs = gen.firstMismatch(part, offset);

@@ -7,14 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.gen.DataSpec;
 import java.io.RandomAccessFile;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Load with verification overlapped with the reads: with any number of readers and buffers, the
- * reported mismatch is the smallest corrupted offset, memory stays within the buffers, and every
- * buffer is returned, after a success and after a failure.
+ * Verified loads, by a verifier thread overlapped with the reads ({@code thread}, also the default
+ * {@code auto}) or by the readers themselves ({@code inline}): with any number of readers and
+ * buffers, the reported mismatch is the smallest corrupted offset, memory stays within the buffers,
+ * and every buffer is returned, after a success and after a failure.
  */
 class LoadVerifyTest {
     private static final DataSpec DATA = DataSpec.builder().seed(3).dedupRatio(1.5).compressRatio(2).build();
@@ -25,6 +27,15 @@ class LoadVerifyTest {
     @AfterEach
     void noBufferLeaks() {
         assertEquals(0, BufferPool.liveBytes(), "buffer memory left allocated after the test");
+    }
+
+    /** The system property choosing who verifies (StreamingCheckpoint.LoadRun). */
+    static final String VERIFIER = "dgen4j.load.verifier";
+    static final List<String> MODES = List.of("auto", "inline", "thread");
+
+    @AfterEach
+    void defaultVerifier() {
+        System.clearProperty(VERIFIER);
     }
 
     static StreamingCheckpoint ckpt(int readers, int buffers) {
@@ -45,15 +56,23 @@ class LoadVerifyTest {
         long size = 13_000_001;
         Path f = dir.resolve("ok.bin");
         ckpt(1, 2).save(f.toString(), size);
-        for (int[] rb : new int[][] {{1, 2}, {2, 3}, {3, 4}, {1, 5}}) {
-            LoadResult r = ckpt(rb[0], rb[1]).load(f.toString(), true);
-            assertTrue(r.verified());
-            assertEquals("native", r.verifier());
-            assertEquals(size, r.totalBytes());
-            assertTrue(r.peakBuffersInUse() >= 1 && r.peakBuffersInUse() <= rb[1],
-                    "readers " + rb[0] + " buffers " + rb[1] + ": peak " + r.peakBuffersInUse());
-            assertTrue(r.verifySeconds() > 0);
+        for (String mode : MODES) {
+            System.setProperty(VERIFIER, mode);
+            for (int[] rb : new int[][] {{1, 2}, {2, 3}, {3, 4}, {1, 5}}) {
+                java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+                LoadResult r = StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(rb[1]).writersInFlight(rb[0])
+                        .spec(DATA).progress(n -> seen.accumulateAndGet(n, Math::max)).build().load(f.toString(), true);
+                String what = mode + " readers " + rb[0] + " buffers " + rb[1];
+                assertTrue(r.verified());
+                assertEquals("native", r.verifier());
+                assertEquals(size, r.totalBytes());
+                assertTrue(r.peakBuffersInUse() >= 1 && r.peakBuffersInUse() <= rb[1],
+                        what + ": peak " + r.peakBuffersInUse());
+                assertTrue(r.verifySeconds() > 0, what);
+                assertEquals(size, seen.get(), what + ": progress reaches every byte");
+            }
         }
+        System.clearProperty(VERIFIER);
         LoadResult plain = ckpt(2, 3).load(f.toString(), false);
         assertEquals("none", plain.verifier());
         assertEquals("none", plain.toMap().get("verifier"));
@@ -73,20 +92,27 @@ class LoadVerifyTest {
         long size = (40L << 20) + 4097; // 16 MiB chunks of two 8 MiB slices, and a short tail
         StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(16 << 20).spec(DATA);
         b.buffers(2).writersInFlight(1).build().save(f.toString(), size);
-        for (int readers : new int[] {1, 2}) {
-            LoadResult r = b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true);
-            assertEquals(size, r.totalBytes());
-            assertTrue(r.peakBuffersInUse() <= readers + 1, "peak " + r.peakBuffersInUse());
+        for (String mode : MODES) {
+            System.setProperty(VERIFIER, mode);
+            for (int readers : new int[] {1, 2}) {
+                LoadResult r = b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true);
+                assertEquals(size, r.totalBytes());
+                assertTrue(r.peakBuffersInUse() <= readers + 1, mode + ": peak " + r.peakBuffersInUse());
+            }
         }
         // The second slice of the second chunk, then the tail: the slice's byte is first.
         long first = (16L << 20) + (8L << 20) + 123;
         flip(f, size - 1);
         flip(f, first);
-        for (int readers : new int[] {1, 2}) {
-            var e = assertThrows(VerifyException.class,
-                    () -> b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true));
-            assertEquals(first, e.offset().orElseThrow(), e.getMessage());
+        for (String mode : MODES) {
+            System.setProperty(VERIFIER, mode);
+            for (int readers : new int[] {1, 2}) {
+                var e = assertThrows(VerifyException.class,
+                        () -> b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true));
+                assertEquals(first, e.offset().orElseThrow(), mode + ": " + e.getMessage());
+            }
         }
+        System.clearProperty(VERIFIER);
     }
 
     @Test
@@ -99,11 +125,25 @@ class LoadVerifyTest {
         for (long at : new long[] {size - 1, 9_000_000, first, first + 17}) {
             flip(f, at);
         }
-        for (int[] rb : new int[][] {{1, 2}, {2, 3}, {3, 4}, {4, 8}}) {
-            var e = assertThrows(VerifyException.class, () -> ckpt(rb[0], rb[1]).load(f.toString(), true),
-                    "readers " + rb[0]);
-            assertEquals(first, e.offset().orElseThrow(), e.getMessage());
-            assertTrue(e.getMessage().contains("first mismatch at byte offset " + first), e.getMessage());
+        for (String mode : MODES) {
+            System.setProperty(VERIFIER, mode);
+            for (int[] rb : new int[][] {{1, 2}, {2, 3}, {3, 4}, {4, 8}}) {
+                var e = assertThrows(VerifyException.class, () -> ckpt(rb[0], rb[1]).load(f.toString(), true),
+                        mode + " readers " + rb[0]);
+                assertEquals(first, e.offset().orElseThrow(), mode + ": " + e.getMessage());
+                assertTrue(e.getMessage().contains("first mismatch at byte offset " + first), e.getMessage());
+            }
         }
+    }
+
+    @Test
+    void anUnknownVerifierIsRefusedByName() throws Exception {
+        Path f = dir.resolve("small.bin");
+        ckpt(1, 2).save(f.toString(), 100_000);
+        System.setProperty(VERIFIER, "gpu");
+        var e = assertThrows(IllegalArgumentException.class, () -> ckpt(1, 2).load(f.toString(), true));
+        assertEquals("system property dgen4j.load.verifier must be auto, inline or thread, got 'gpu'", e.getMessage());
+        // A plain load does not verify: the property does not matter.
+        assertEquals(100_000, ckpt(1, 2).load(f.toString(), false).totalBytes());
     }
 }

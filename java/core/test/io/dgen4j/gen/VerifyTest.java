@@ -32,6 +32,8 @@ class VerifyTest {
         return List.of(
                 new Impl("native-1", () -> new NativeGenerator(SPEC, 1)),
                 new Impl("native-3", () -> new NativeGenerator(SPEC, 3)),
+                // What a load verified by its readers shares: each compare on its caller's thread.
+                new Impl("native-1-unpinned", () -> new NativeGenerator(SPEC, 1, Numa.Mode.OFF, -1)),
                 new Impl("vector-1", () -> new JavaGenerator(SPEC, 1, JavaGenerator.Kernel.VECTOR)),
                 new Impl("vector-3", () -> new JavaGenerator(SPEC, 3, JavaGenerator.Kernel.VECTOR)),
                 new Impl("scalar-2", () -> new JavaGenerator(SPEC, 2, JavaGenerator.Kernel.SCALAR)));
@@ -81,5 +83,54 @@ class VerifyTest {
         Generator closed = impl.open.get();
         closed.close();
         assertThrows(IllegalStateException.class, () -> closed.firstMismatch(MemorySegment.ofArray(new byte[4]), 0));
+    }
+
+    /**
+     * One generator shared by several threads comparing at once (a load's readers verifying their own
+     * slices): each caller gets the exact result for its own range, equal or with its own flipped byte.
+     */
+    @ParameterizedTest
+    @MethodSource("impls")
+    void concurrentCallersEachGetTheirOwnFirstMismatch(Impl impl) throws Exception {
+        byte[] reference = Streams.bytes(SPEC, Generator.Kind.NATIVE, 1);
+        int callers = 4;
+        long slice = SPEC.size() / callers;
+        try (Generator gen = impl.open.get(); Arena arena = Arena.ofShared()) {
+            MemorySegment all = arena.allocate(SPEC.size(), 4096);
+            MemorySegment.copy(MemorySegment.ofArray(reference), 0, all, 0, SPEC.size());
+            // Caller k's slice has a flipped byte at 1000 * k + 77 (caller 0's is left equal).
+            for (int k = 1; k < callers; k++) {
+                flip(all, k * slice + 1000L * k + 77);
+            }
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+            java.util.concurrent.atomic.AtomicReferenceArray<String> errors =
+                    new java.util.concurrent.atomic.AtomicReferenceArray<>(callers);
+            List<Thread> threads = new java.util.ArrayList<>();
+            for (int k = 0; k < callers; k++) {
+                int id = k;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        long from = id * slice;
+                        long want = id == 0 ? -1 : from + 1000L * id + 77;
+                        for (int round = 0; round < 20; round++) {
+                            long got = gen.firstMismatch(all.asSlice(from, slice), from);
+                            if (got != want) {
+                                errors.set(id, "caller " + id + " round " + round + ": got " + got + ", want " + want);
+                                return;
+                            }
+                        }
+                    } catch (Exception | Error e) {
+                        errors.set(id, "caller " + id + ": " + e);
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            for (int k = 0; k < callers; k++) {
+                assertEquals(null, errors.get(k), impl.toString());
+            }
+        }
     }
 }
