@@ -1,166 +1,18 @@
 package io.dgen4j.crt;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import io.dgen4j.checkpoint.LoadResult;
-import io.dgen4j.checkpoint.SaveResult;
-import io.dgen4j.checkpoint.StreamingCheckpoint;
-import io.dgen4j.gen.DataSpec;
-import io.dgen4j.s3.EndpointSet;
-import io.dgen4j.s3.S3ProxyExtension;
-import io.dgen4j.s3.S3Settings;
-import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.s3.S3FailoverContract;
 import java.io.IOException;
-import java.net.URI;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-/**
- * Checkpoints through the crt backend over three real s3proxy gateways of one store (one basedir):
- * parts spread by the strategy, one gateway killed mid-save (the save completes, a verified load
- * passes, the statistics show the failover), all killed (a prompt failure naming each endpoint, and
- * the upload left open aborted once a gateway is back).
- */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class CrtFailoverTest {
-    @RegisterExtension
-    static final S3ProxyExtension S3 = new S3ProxyExtension(3);
-    private static final int MIB = 1 << 20;
-    private static final long PART = 5L * MIB;
-    /** Every gateway runs again for the next test. */
-    @AfterEach
-    void restartKilledGateways() throws Exception {
-        S3.start();
+/** The crt backend over three real s3proxy gateways: the failover contract. */
+class CrtFailoverTest extends S3FailoverContract {
+    @Override
+    protected String backend() {
+        return "crt";
     }
 
-    private static StreamingCheckpoint checkpoint(S3Settings s, int writers, java.util.function.LongConsumer progress) {
-        return StreamingCheckpoint.builder().chunkSize((int) PART).buffers(writers + 1).writersInFlight(writers)
-                .backend("crt").backendOptions(s).progress(progress)
-                .spec(DataSpec.builder().size(1).seed(7).dedupRatio(2).compressRatio(2).build()).build();
-    }
-
-    private static String target(String key) {
-        return "s3://" + S3.bucket() + "/" + key;
-    }
-
-    private static long parts(EndpointStatistics s) {
-        return s.bytes() / PART;
-    }
-
-    @Test
-    @Order(1)
-    void roundRobinSendsEachGatewayAThirdOfTheParts() throws IOException {
-        S3Settings s = S3.settings(EndpointSet.Strategy.ROUND_ROBIN);
-        SaveResult saved = checkpoint(s, 2, done -> { }).save(target("rr.bin"), 9 * PART);
-        List<EndpointStatistics> st = saved.endpoints();
-        assertEquals(3, st.size(), saved.toString());
-        for (int i = 0; i < 3; i++) {
-            assertEquals(S3.endpoint(i).toString(), st.get(i).endpoint());
-            assertEquals(3, parts(st.get(i)), st.toString());
-            assertEquals(0, st.get(i).errors(), st.toString());
-        }
-        assertTrue(saved.backend().contains("3 endpoints (round_robin)"), saved.backend());
-        LoadResult loaded = checkpoint(s, 2, done -> { }).load(target("rr.bin"), true);
-        assertTrue(loaded.verified());
-        assertEquals(3, loaded.endpoints().size());
-        assertEquals(9 * PART, loaded.endpoints().stream().mapToLong(EndpointStatistics::bytes).sum());
-        assertEquals(List.of(), CrtTests.openUploads(S3, "rr.bin"));
-    }
-
-    @Test
-    @Order(2)
-    void leastConnectionsGivesASequentialCallersPartsEvenly() throws IOException {
-        S3Settings s = S3.settings(EndpointSet.Strategy.LEAST_CONNECTIONS);
-        SaveResult saved = checkpoint(s, 1, done -> { }).save(target("lc.bin"), 6 * PART + 1234);
-        long total = 7;
-        for (EndpointStatistics e : saved.endpoints()) {
-            long parts = (e.bytes() + PART - 1) / PART;
-            double share = parts / (double) total;
-            // 7 parts over 3 gateways: 2, 2 and 3 (the short last part counts as one)
-            assertTrue(share >= 2.0 / 7 && share <= 3.0 / 7, e + " of " + saved.endpoints());
-        }
-        assertTrue(checkpoint(s, 1, done -> { }).load(target("lc.bin"), true).verified());
-    }
-
-    @Test
-    @Order(3)
-    void aGatewayKilledMidSaveIsFailedOverAndTheSaveCompletes() throws Exception {
-        S3Settings s = S3.settings(EndpointSet.Strategy.ROUND_ROBIN);
-        AtomicBoolean killed = new AtomicBoolean();
-        URI victim = S3.endpoint(1);
-        SaveResult saved = checkpoint(s, 3, done -> {
-            if (done >= 2 * PART && killed.compareAndSet(false, true)) {
-                kill(1);
-            }
-        }).save(target("failover.bin"), 8 * PART);
-        assertTrue(killed.get());
-        assertEquals(8 * PART, saved.totalBytes());
-        EndpointStatistics dead = saved.endpoints().get(1);
-        assertEquals(victim.toString(), dead.endpoint());
-        assertTrue(dead.markedDown() >= 1, saved.endpoints().toString());
-        assertTrue(dead.errors() >= 1, saved.endpoints().toString());
-        assertTrue(dead.lastFailure().contains(victim.toString()), dead.lastFailure());
-        assertEquals(8 * PART, saved.endpoints().stream().mapToLong(EndpointStatistics::bytes).sum(),
-                "every part acknowledged once: " + saved.endpoints());
-        // the load, with gateway 1 still dead, reads and verifies every byte through the others
-        LoadResult loaded = checkpoint(s, 2, done -> { }).load(target("failover.bin"), true);
-        assertTrue(loaded.verified());
-        assertEquals(8 * PART, loaded.totalBytes());
-        assertEquals(List.of(), CrtTests.openUploads(S3, "failover.bin"));
-    }
-
-    @Test
-    @Order(4)
-    void withEveryGatewayKilledTheSaveFailsPromptlyAndTheUploadIsAbortedOnceOneIsBack() throws Exception {
-        S3Settings s = S3.settings(EndpointSet.Strategy.LEAST_CONNECTIONS);
-        AtomicBoolean killed = new AtomicBoolean();
-        long start = System.nanoTime();
-        // a guard against a hang, not a speed check: the failure comes within seconds
-        IOException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(IOException.class,
-                () -> checkpoint(s, 2, done -> {
-                    if (done >= 2 * PART && killed.compareAndSet(false, true)) {
-                        for (int i = 0; i < 3; i++) {
-                            kill(i);
-                        }
-                    }
-                }).save(target("all-down.bin"), 12 * PART)));
-        assertTrue(killed.get());
-        String m = e.getMessage();
-        System.out.printf("save failed %.1f s after it started (every gateway killed after 10 MiB): %s%n",
-                (System.nanoTime() - start) / 1e9, m);
-        assertTrue(m.contains("s3://" + S3.bucket() + "/all-down.bin"), m);
-        Matcher id = Pattern.compile("upload (\\S+) of s3://\\S+/all-down\\.bin is left open").matcher(m);
-        assertTrue(id.find(), m);
-        assertTrue(m.contains("no S3 endpoint is healthy (3)") || m.contains("cannot reach"), m);
-        for (URI u : S3.endpoints()) {
-            assertTrue(m.contains(u.toString()), u + " in " + m);
-        }
-        // a gateway comes back: the pool's background abort removes the upload left open
-        S3.start(0);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!CrtTests.openUploads(S3, "all-down.bin").isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
-        assertEquals(List.of(), CrtTests.openUploads(S3, "all-down.bin"), "upload " + id.group(1) + " left open");
-    }
-
-    private static void kill(int i) {
-        try {
-            S3.kill(i);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
+    @Override
+    protected List<String> openUploads(String key) throws IOException {
+        return CrtTests.openUploads(S3, key);
     }
 }
