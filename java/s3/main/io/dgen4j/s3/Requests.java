@@ -31,6 +31,8 @@ final class Requests {
 
     /** How recently some endpoint must have answered for a request to wait for one rather than fail. */
     static final long WAIT_FOR_ANSWER_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long a request never sent anywhere waits for an endpoint's back-off to end: the longest back-off, and some. */
+    static final long FIRST_ATTEMPT_WAIT_NANOS = EndpointHealth.MAX_BACKOFF_NANOS + TimeUnit.SECONDS.toNanos(5);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MIN_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
@@ -75,6 +77,8 @@ final class Requests {
         private final Map<Endpoint, IOException> causes = new LinkedHashMap<>();
         private final Set<Endpoint> recovering = new HashSet<>();
         private int count;
+        /** When this request first found no endpoint to take it (0: never). */
+        private long waitingSince;
 
         /** {@code ep} failed the request, by its own fault. */
         void failed(Endpoint ep, IOException cause) {
@@ -131,13 +135,15 @@ final class Requests {
 
     /**
      * No endpoint takes requests now: every one is within its back-off, has its half-open probe out,
-     * or failed this very request. While some endpoint of the set answered a request of this process
+     * or failed this very request. A request not yet sent anywhere waits for a back-off to end and
+     * gets its attempt (a gateway that came back is not refused for other requests' back-off).
+     * One that failed waits, while some endpoint of the set answered a request of this process
      * within the last {@link #WAIT_FOR_ANSWER_NANOS} (a cluster that was working moments ago: a
-     * gateway restarting, a burst of 503s), waits a little for a back-off to end or a probe to
-     * succeed, then lets the caller choose again, endpoints this request failed on included once
-     * they may be probed; otherwise (never answered, or silent for that long) fails at once, naming
-     * each endpoint's cause. So a lone endpoint's transient failure does not fail every request
-     * in flight at that moment, and a dead set still fails within seconds.
+     * gateway restarting, a burst of 503s), for a back-off to end or a probe to succeed, then lets
+     * the caller choose again, endpoints it failed on included once they may be probed; otherwise
+     * (never answered, or silent for that long) it fails at once, naming each endpoint's cause. So
+     * a lone endpoint's transient failure does not fail every request in flight at that moment, and
+     * a dead set still fails within seconds.
      */
     private void awaitEndpoint(String operation, Attempts attempts) throws IOException {
         long now = System.nanoTime();
@@ -148,7 +154,14 @@ final class Requests {
             long left = ep.health().backoffLeft(now);
             soonest = Math.min(soonest, left > 0 ? left : POLL_NANOS);
         }
-        if (sinceAnswer > WAIT_FOR_ANSWER_NANOS) {
+        if (attempts.waitingSince == 0) {
+            attempts.waitingSince = now;
+        }
+        // A request not yet sent anywhere waits for its one real attempt (at most the longest
+        // back-off, plus a probe's answer): an endpoint that came back must not be refused for a
+        // back-off other requests earned. One that failed goes on only while the set answers.
+        boolean neverSent = attempts.count == 0 && now - attempts.waitingSince < FIRST_ATTEMPT_WAIT_NANOS;
+        if (!neverSent && sinceAnswer > WAIT_FOR_ANSWER_NANOS) {
             throw noEndpoint(operation, attempts.causes());
         }
         attempts.forgetRecovering();

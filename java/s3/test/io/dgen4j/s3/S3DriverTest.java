@@ -317,6 +317,23 @@ class S3DriverTest {
     }
 
     @Test
+    void aRequestNotYetSentWaitsOutTheBackOffOfAnEndpointThatCameBack() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(1);
+        S3Endpoints pool = pool(c, eps, EndpointSet.Strategy.ROUND_ROBIN);
+        c.transport(eps.get(0)).kill();
+        assertThrows(IOException.class, () -> writer(pool, "back.bin", PART, 1), "a dead endpoint fails the open");
+        c.transport(eps.get(0)).revive();
+        // still down for its back-off: the next open's first request waits it out and is the probe
+        try (MultipartWriter w = writer(pool, "back.bin", PART, 1)) {
+            writeSequentially(w, PART);
+            w.commit();
+            assertEquals("up", w.endpointStatistics().getFirst().state());
+        }
+        assertArrayEquals(expected(PART), c.bytes("back.bin"));
+    }
+
+    @Test
     void withEveryEndpointDownTheWriteFailsNamingEachEndpointsCause() throws IOException {
         FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
         List<URI> eps = c.endpoints(3);
