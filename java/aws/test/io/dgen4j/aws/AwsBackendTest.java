@@ -1,8 +1,6 @@
 package io.dgen4j.aws;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +10,7 @@ import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.s3.MetadataCodec;
+import io.dgen4j.s3.S3BackendFailuresContract;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.ReadRequest;
@@ -23,10 +22,8 @@ import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,14 +41,10 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /** Streaming checkpoints to a real S3 server (s3proxy) through the aws backend, and its failures. */
-class AwsBackendTest {
+class AwsBackendTest extends S3BackendFailuresContract {
     @RegisterExtension
     static final S3ProxyExtension S3 = new S3ProxyExtension();
-    private static final int MIB = 1 << 20;
-    private static final String WRONG_SECRET = "wrong-SECRET-n3v3rpr1nt-0b8e";
     private static RawS3 raw;
-    /** Every message and string form the tests produced: none may hold a secret. */
-    private static final List<String> SEEN = new ArrayList<>();
 
     @BeforeAll
     static void client() {
@@ -59,23 +52,8 @@ class AwsBackendTest {
     }
 
     @AfterAll
-    static void noSecretWasEverPrinted() {
+    static void closeClient() {
         raw.close();
-        assertFalse(SEEN.isEmpty());
-        for (String s : SEEN) {
-            assertFalse(s.contains(S3ProxyExtension.SECRET_KEY), s);
-            assertFalse(s.contains(WRONG_SECRET), s);
-        }
-    }
-
-    private static void see(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            SEEN.add(String.valueOf(c.getMessage()));
-            SEEN.add(c.toString());
-            for (Throwable s : c.getSuppressed()) {
-                see(s);
-            }
-        }
     }
 
     private static StreamingCheckpoint checkpoint(S3Settings s, AwsOptions options) {
@@ -90,6 +68,26 @@ class AwsBackendTest {
 
     private static String target(String key) {
         return "s3://" + S3.bucket() + "/" + key;
+    }
+
+    @Override
+    protected S3ProxyExtension s3() {
+        return S3;
+    }
+
+    @Override
+    protected String backend() {
+        return "aws";
+    }
+
+    @Override
+    protected StreamingCheckpoint checkpoint(S3Settings s) {
+        return checkpoint(s, AwsOptions.defaults());
+    }
+
+    @Override
+    protected Object head(String key) {
+        return raw.head(S3.bucket(), key);
     }
 
     @Test
@@ -228,117 +226,5 @@ class AwsBackendTest {
             b.append(c).append(" <- ");
         }
         return b.toString();
-    }
-
-    @Test
-    void badCredentialsAreOneClearLineBeforeAnyData() {
-        S3Settings wrong = S3.settings().toBuilder().credentials(S3ProxyExtension.ACCESS_KEY, WRONG_SECRET, null).build();
-        IOException e = assertThrows(IOException.class, () -> checkpoint(wrong, AwsOptions.defaults())
-                .save(target("bad-creds.bin"), 6 * MIB));
-        see(e);
-        String line = rootLine(e);
-        assertTrue(line.contains("refused the credentials (access key dgen****, from settings) with HTTP 403"), line);
-        assertTrue(line.contains(S3.endpoint().toString()), line);
-        assertNull(raw.head(S3.bucket(), "bad-creds.bin"));
-    }
-
-    @Test
-    void aMissingBucketIsOneClearLineBeforeAnyData() {
-        StorageProvider p = StorageProviders.named("aws").orElseThrow();
-        StorageTarget t = StorageTarget.parse("s3://no-such-bucket-here/k.bin");
-        IOException e = assertThrows(IOException.class, () -> p.openWriter(new WriteRequest(t, 6 * MIB, Map.of(), 2,
-                StorageOptions.empty().with(S3.settings()))));
-        see(e);
-        assertEquals("bucket no-such-bucket-here does not exist at " + S3.endpoint(), e.getMessage());
-        IOException viaSave = assertThrows(IOException.class,
-                () -> checkpoint().save("s3://no-such-bucket-here/k.bin", 6 * MIB));
-        see(viaSave);
-        assertTrue(viaSave.getMessage().contains("bucket no-such-bucket-here does not exist at " + S3.endpoint()),
-                viaSave.getMessage());
-        IOException load = assertThrows(IOException.class, () -> checkpoint().load("s3://no-such-bucket-here/k.bin",
-                false));
-        see(load);
-        assertTrue(load.getMessage().contains("bucket no-such-bucket-here does not exist"), load.getMessage());
-    }
-
-    @Test
-    void aMissingObjectIsNoSuchFile() throws IOException {
-        IOException e = assertThrows(IOException.class, () -> checkpoint().load(target("never-saved.bin"), true));
-        see(e);
-        assertEquals("checkpoint " + target("never-saved.bin") + " does not exist", e.getMessage());
-        assertFalse(checkpoint().delete(StorageTarget.parse(target("never-saved.bin"))));
-    }
-
-    @Test
-    void aDeadEndpointIsOneClearLine() throws IOException {
-        // Port 1 (tcpmux): nothing listens there, and being outside the ephemeral range a connect to
-        // it can never meet itself (on loopback a connect to a just-freed ephemeral port may pick that
-        // very port as its own and connect to itself, then hang).
-        int port = 1;
-        assertThrows(java.net.ConnectException.class, () -> new java.net.Socket("127.0.0.1", port).close(),
-                "something listens on 127.0.0.1:1");
-        S3Settings dead = S3.settings().toBuilder().endpoint(URI.create("http://127.0.0.1:" + port)).build();
-        IOException e = assertThrows(IOException.class, () -> checkpoint(dead, AwsOptions.defaults())
-                .save(target("dead.bin"), 6 * MIB));
-        see(e);
-        assertTrue(rootLine(e).contains("cannot connect to the S3 endpoint http://127.0.0.1:" + port), rootLine(e));
-    }
-
-    @Test
-    void aTlsFailureIsOneClearLine(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        try (io.dgen4j.s3.UntrustedTlsServer tls = new io.dgen4j.s3.UntrustedTlsServer(dir)) {
-            S3Settings untrusted = S3.settings().toBuilder().endpoint(tls.endpoint()).build();
-            IOException e = assertThrows(IOException.class, () -> checkpoint(untrusted, AwsOptions.defaults())
-                    .save(target("tls.bin"), 6 * MIB));
-            see(e);
-            assertTrue(rootLine(e).contains("TLS with " + tls.endpoint() + " failed"), rootLine(e));
-            assertTrue(rootLine(e).contains("AWS_CA_BUNDLE"), rootLine(e));
-        }
-    }
-
-    @Test
-    void missingCredentialsAreOneClearLine() {
-        S3Settings none = S3Settings.builder().endpoint(S3.endpoint()).build();
-        IOException e = assertThrows(IOException.class, () -> checkpoint(none, AwsOptions.defaults())
-                .save(target("none.bin"), 6 * MIB));
-        see(e);
-        assertTrue(e.getMessage().contains("no S3 credentials for " + target("none.bin")), e.getMessage());
-    }
-
-    @Test
-    void deleteSaysWhetherThereWasAnObject() throws IOException {
-        checkpoint().save(target("del.bin"), MIB);
-        assertTrue(checkpoint().delete(StorageTarget.parse(target("del.bin"))));
-        assertNull(raw.head(S3.bucket(), "del.bin"));
-        assertFalse(checkpoint().delete(StorageTarget.parse(target("del.bin"))));
-    }
-
-    @Test
-    void tooManyPartsAreRefusedBeforeAnyRequest() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> checkpoint().save(target("huge.bin"), 100L << 30));
-        assertTrue(e.getMessage().contains("needs 20480 parts; S3 allows 10000"), e.getMessage());
-        assertNull(raw.head(S3.bucket(), "huge.bin"));
-    }
-
-    @Test
-    void stringFormsMaskTheSecret() throws IOException {
-        StorageProvider p = StorageProviders.named("aws").orElseThrow();
-        StorageOptions o = StorageOptions.empty().with(S3.settings());
-        SEEN.add(o.toString());
-        SEEN.add(S3.settings().toString());
-        try (StorageWriter w = p.openWriter(new WriteRequest(StorageTarget.parse(target("strings.bin")), 5 * MIB,
-                Map.of(), 1, o))) {
-            SEEN.add(w.description());
-            SEEN.add(w.state());
-            SEEN.add(w.toString());
-        }
-        assertNotNull(S3.settings().secretAccessKey().orElseThrow());
-    }
-
-    /** The exception's one line: its message, which must hold no line break. */
-    private static String rootLine(IOException e) {
-        assertFalse(e.getMessage().contains("\n"), e.getMessage());
-        return e.getMessage();
     }
 }

@@ -1,56 +1,11 @@
 package io.dgen4j.aws;
 
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.dgen4j.s3.S3ServerKilledContract;
 
-import io.dgen4j.checkpoint.StreamingCheckpoint;
-import io.dgen4j.s3.S3ProxyExtension;
-import io.dgen4j.s3.S3Settings;
-import java.io.IOException;
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
-/** The server dies in the middle of an upload: the save fails promptly with the cause; nothing hangs. */
-class AwsServerKilledTest {
-    @RegisterExtension
-    static final S3ProxyExtension S3 = new S3ProxyExtension();
-
-    @Test
-    void theSaveFailsWithTheCauseWhenTheServerIsKilledMidUpload() {
-        S3Settings s = S3.settings().toBuilder().apiCallAttemptTimeout(Duration.ofSeconds(10))
-                .apiCallTimeout(Duration.ofSeconds(30)).build();
-        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(5 << 20).buffers(3).writersInFlight(2)
-                .backend("aws").backendOptions(s).progress(written -> {
-                    if (written >= (30 << 20)) {
-                        killOnce();
-                    }
-                }).build();
-        long start = System.nanoTime();
-        // a guard against a hang, not a speed check: the failure comes within seconds
-        IOException e = assertTimeoutPreemptively(Duration.ofMinutes(3), () -> assertThrows(IOException.class,
-                () -> c.save("s3://" + S3.bucket() + "/killed.bin", 2L << 30)));
-        double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf("save failed %.1f s after it started (server killed after 30 MiB): %s%n", seconds,
-                e.getMessage());
-        assertTrue(KILLED.get(), "the server was killed mid-upload");
-        assertTrue(e.getMessage().contains("s3://" + S3.bucket() + "/killed.bin"), e.getMessage());
-        assertTrue(e.getMessage().contains("UploadPart") || e.getMessage().contains("CompleteMultipartUpload"),
-                e.getMessage());
-        assertTrue(!e.getMessage().contains(S3ProxyExtension.SECRET_KEY));
-    }
-
-    private static final AtomicBoolean KILLED = new AtomicBoolean();
-
-    private static void killOnce() {
-        if (KILLED.compareAndSet(false, true)) {
-            try {
-                S3.kill();
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
+/** The aws backend when the server dies in the middle of an upload: the contract. */
+class AwsServerKilledTest extends S3ServerKilledContract {
+    @Override
+    protected String backend() {
+        return "aws";
     }
 }
