@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -279,24 +280,27 @@ public final class StreamingCheckpoint {
      * Parallel reads of one checkpoint, with optional verification of every byte read.
      *
      * <p>Each reader takes a free buffer and reads the next chunk into it. Who compares the bytes
-     * with the fused {@link Generator#firstMismatch} is a {@link VerifyMode}:
+     * with the fused {@link Generator#firstMismatch} is a {@link VerifyMode}, chosen by
+     * {@value #VERIFIER_PROPERTY} ({@code auto}, the default, {@code thread} or {@code inline}):
      * <ul>
-     * <li>{@link VerifyMode#THREAD} (the default): readers hand what they read to one verifier thread
-     *     and go on with their next read at once, so no reader waits on the verification of its
-     *     previous chunk while a buffer is free, and the compare runs on a core the readers leave idle
-     *     (or while a device's DMA leaves the CPU idle). Bytes the CPU copies (buffered reads, or a
-     *     memory filesystem such as tmpfs, where O_DIRECT is a copy too) are read and handed over in
-     *     slices of {@value #VERIFY_SLICE} bytes, compared while still in the last-level cache; O_DIRECT
-     *     reads from a device keep whole chunks. The verifier frees a buffer when its last slice is
-     *     checked; with {@code buffers >= readers + 1} one chunk is verified while every reader reads.</li>
-     * <li>{@link VerifyMode#INLINE} (asked for with {@value #VERIFIER_PROPERTY}{@code =inline}): each
-     *     reader compares what it read itself, as soon as the read returns, in slices of
-     *     {@value #INLINE_SLICE} bytes still in its core's cache (whole chunks from a device): no
-     *     hand-off, no extra buffer, no thread competing with the readers. Measured on 2 CPUs with
-     *     scripts/bench-load.sh (1 and 2 readers, tmpfs and O_DIRECT from a disk) it was slower than
-     *     the verifier thread with 1 reader (nothing overlaps the compare) and not reliably faster with
-     *     2, so it is not the default; it is kept to compare on other machines.</li>
+     * <li>{@link VerifyMode#THREAD} ({@code auto} while the readers leave a CPU idle, and for reads
+     *     a device's DMA lands): readers hand what they read to one verifier thread and go on with
+     *     their next read at once, so the compare runs on a core the readers leave idle (or while the
+     *     DMA leaves the CPU idle). O_DIRECT reads from a device keep whole chunks (the request size
+     *     of a plain load); the verifier frees a buffer when it is checked, and with
+     *     {@code buffers >= readers + 1} one chunk is verified while every reader reads. Bytes the CPU
+     *     copies (buffered reads, or a memory filesystem such as tmpfs, where O_DIRECT is a copy too)
+     *     are read in slices of {@value #RING_SLICE} bytes into a {@link Ring} of {@value #RING_SLOTS}
+     *     slots at the start of the reader's one buffer: the copy lands in lines still in cache and
+     *     the verifier reads them from there, instead of both going to memory.</li>
+     * <li>{@link VerifyMode#INLINE} ({@code auto} when every CPU has a reader, bytes the CPU copies):
+     *     each reader compares what it read itself, as soon as the read returns, in slices of
+     *     {@value #INLINE_SLICE} bytes read into the first bytes of its buffer, which stay in its
+     *     core's cache: no hand-off and no thread taking a core from a reader.</li>
      * </ul>
+     * Measured with scripts/bench-load.sh on 2 CPUs (docs/PERFORMANCE.md): the cache-resident
+     * slices lifted a verified page-cache load with 2 readers from 0.60-0.72 to 0.86-0.92 of a plain
+     * one.
      * Memory stays bounded by the pool either way. The first mismatch is the smallest offset over all
      * chunks (chunks and slices past a known mismatch are skipped); any failure stops readers and
      * verifier promptly, and every buffer is returned before the pool closes.
@@ -309,8 +313,15 @@ public final class StreamingCheckpoint {
          */
         static final long INLINE_SLICE = 1L << 20;
 
-        /** Bytes per read of a load verified on its own thread from bytes the CPU copies (last-level cache). */
-        static final long VERIFY_SLICE = 8L << 20;
+        /**
+         * Bytes per read of a load verified on its own thread from bytes the CPU copies: each read
+         * lands in one of {@value #RING_SLOTS} slots of this size at the start of its reader's buffer
+         * (a {@link Ring}), whose lines are still in cache from the last round.
+         */
+        static final long RING_SLICE = 1L << 20;
+
+        /** Slots of a reader's {@link Ring}: enough that the reader rarely waits on the verifier. */
+        static final int RING_SLOTS = 4;
 
         /**
          * System property choosing the verifier for measurements: {@code thread}, or {@code auto} (the
@@ -338,10 +349,37 @@ public final class StreamingCheckpoint {
             }
         }
 
-        /** Read bytes waiting for the verifier thread; {@code held == null} ends it. */
-        private record Pending(Held held, MemorySegment bytes, long offset) {}
+        /**
+         * A reader's slots for slices awaiting the verifier thread: the first {@code slots} slices of
+         * its buffer, reused in turn, so that the bytes the CPU copies land in lines still in cache and
+         * the verifier reads them from there. A slot is reused only after the verifier freed it.
+         */
+        private final class Ring {
+            final Semaphore free;
+            final int slots;
+            long next;
 
-        private static final Pending END = new Pending(null, null, -1);
+            Ring(int slots) {
+                this.slots = slots;
+                this.free = new Semaphore(slots);
+            }
+
+            /** The next free slot of {@code buf}, {@code len} bytes, or {@code null} after a failure. */
+            MemorySegment next(MemorySegment buf, long len) throws InterruptedException {
+                while (!free.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                    if (failure.get() != null) {
+                        return null;
+                    }
+                }
+                long at = (next++ % slots) * slice;
+                return buf.asSlice(at, len);
+            }
+        }
+
+        /** Read bytes waiting for the verifier thread; {@code held == null} ends it. */
+        private record Pending(Held held, MemorySegment bytes, long offset, Ring ring) {}
+
+        private static final Pending END = new Pending(null, null, -1, null);
 
         private final StorageReader reader;
         private final Manifest manifest;
@@ -349,6 +387,13 @@ public final class StreamingCheckpoint {
         private final String target;
         /** Bytes per read: the chunk, or a slice of it when verifying bytes the CPU copies. */
         private final long slice;
+        /**
+         * Whether readers verifying inline read every slice into the same first bytes of their
+         * buffer, which stay in their core's cache (bytes the CPU copies).
+         */
+        private final boolean hotSlice;
+        /** Whether readers handing slices to the verifier thread cycle through a {@link Ring}. */
+        private final boolean ringed;
         private final IoClock io = new IoClock();
         private final AtomicLong nextChunk = new AtomicLong();
         private final AtomicLong firstMismatch = new AtomicLong(Long.MAX_VALUE);
@@ -366,22 +411,29 @@ public final class StreamingCheckpoint {
             this.manifest = manifest;
             this.target = target;
             boolean dma = reader.deviceDma();
-            this.mode = verify ? verifyMode() : VerifyMode.NONE;
+            this.mode = verify ? verifyMode(writersInFlight, dma) : VerifyMode.NONE;
             // A device's DMA is fastest with whole-chunk requests (and leaves nothing in cache); bytes
             // the CPU copies are compared while still in cache.
             this.slice = switch (mode) {
                 case NONE -> chunkSize;
                 case INLINE -> dma ? chunkSize : Math.min(INLINE_SLICE, chunkSize);
-                case THREAD -> dma ? chunkSize : Math.min(VERIFY_SLICE, chunkSize);
+                case THREAD -> dma ? chunkSize : Math.min(RING_SLICE, chunkSize);
             };
+            this.hotSlice = mode == VerifyMode.INLINE && !dma;
+            this.ringed = mode == VerifyMode.THREAD && !dma;
         }
 
-        /** The verifier: {@value #VERIFIER_PROPERTY} when set, else the verifier thread. */
-        private static VerifyMode verifyMode() {
+        /**
+         * The verifier: {@value #VERIFIER_PROPERTY} when set; else a thread of its own while the
+         * readers leave a CPU idle, and the readers themselves when they do not (no hand-off, and no
+         * thread taking a core from a reader).
+         */
+        private static VerifyMode verifyMode(int readers, boolean dma) {
             String asked = System.getProperty(VERIFIER_PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
             return switch (asked) {
                 case "inline" -> VerifyMode.INLINE;
-                case "thread", "auto", "" -> VerifyMode.THREAD;
+                case "thread" -> VerifyMode.THREAD;
+                case "auto", "" -> dma || readers < Numa.defaultThreads() ? VerifyMode.THREAD : VerifyMode.INLINE;
                 default -> throw new IllegalArgumentException(String.format(
                         "system property %s must be auto, inline or thread, got '%s'", VERIFIER_PROPERTY, asked));
             };
@@ -389,9 +441,9 @@ public final class StreamingCheckpoint {
 
         void run() throws IOException {
             long size = manifest.spec().size();
-            // With a verifier thread, one buffer beyond the readers' lets a chunk be verified while
-            // every reader reads.
-            int count = Math.max(buffers, writersInFlight + (mode == VerifyMode.THREAD ? 1 : 0));
+            // With a verifier thread and whole chunks, one buffer beyond the readers' lets a chunk be
+            // verified while every reader reads; a ring keeps its slices in its reader's buffer.
+            int count = Math.max(buffers, writersInFlight + (mode == VerifyMode.THREAD && !ringed ? 1 : 0));
             try (BufferPool pool = new BufferPool(count, chunkSize);
                  Generator gen = openVerifier()) {
                 verifier = gen == null ? "none" : gen.implementation();
@@ -432,7 +484,10 @@ public final class StreamingCheckpoint {
                 case NONE -> null;
                 case INLINE -> threads > 0 ? Generator.open(manifest.spec(), Generator.Kind.AUTO, threads)
                         : Generator.open(manifest.spec(), Generator.Kind.AUTO, 1, Numa.Mode.OFF, -1);
-                case THREAD -> Generator.open(manifest.spec(), Generator.Kind.AUTO, verifyThreads());
+                // One thread compares on the verifier thread itself: no hand-off to a worker per slice.
+                case THREAD -> verifyThreads() == 1
+                        ? Generator.open(manifest.spec(), Generator.Kind.AUTO, 1, Numa.Mode.OFF, -1)
+                        : Generator.open(manifest.spec(), Generator.Kind.AUTO, verifyThreads());
             };
         }
 
@@ -467,6 +522,10 @@ public final class StreamingCheckpoint {
         }
 
         private void readLoop(BufferPool pool, long size, Generator gen) {
+            if (ringed) {
+                ringLoop(pool, size);
+                return;
+            }
             try {
                 while (failure.get() == null) {
                     long offset = nextChunk.getAndIncrement() * chunkSize;
@@ -485,7 +544,7 @@ public final class StreamingCheckpoint {
                     }
                     Held held = new Held(buf);
                     try {
-                        readChunk(held, offset, len, size, gen);
+                        readChunk(held, null, offset, len, size, gen);
                     } finally {
                         unref(pool, held);
                     }
@@ -495,13 +554,49 @@ public final class StreamingCheckpoint {
             }
         }
 
+        /** A reader handing slices to the verifier through a ring in the one buffer it holds throughout. */
+        private void ringLoop(BufferPool pool, long size) {
+            Held held = null;
+            try {
+                MemorySegment buf = null;
+                while (buf == null && failure.get() == null) {
+                    buf = pool.acquire(50, TimeUnit.MILLISECONDS).orElse(null);
+                }
+                if (buf == null) {
+                    return;
+                }
+                held = new Held(buf);
+                Ring ring = new Ring((int) Math.max(1, Math.min(RING_SLOTS, chunkSize / slice)));
+                while (failure.get() == null) {
+                    long offset = nextChunk.getAndIncrement() * chunkSize;
+                    if (offset >= size || offset >= firstMismatch.get()) {
+                        return;
+                    }
+                    readChunk(held, ring, offset, Math.min(chunkSize, size - offset), size, null);
+                }
+            } catch (Throwable t) {
+                fail(t);
+            } finally {
+                if (held != null) {
+                    unref(pool, held);
+                }
+            }
+        }
+
         /** Reads one chunk slice by slice, verifying or handing over each slice as the mode says. */
-        private void readChunk(Held held, long offset, long len, long size, Generator gen) throws IOException {
+        private void readChunk(Held held, Ring ring, long offset, long len, long size, Generator gen)
+                throws IOException, InterruptedException {
             long step = Math.min(slice, len);
             // Slices past a known mismatch (found here or by another reader) are not read either.
             for (long at = 0; at < len && failure.get() == null && offset + at < firstMismatch.get(); at += step) {
                 long want = Math.min(step, len - at);
-                MemorySegment part = held.buf.asSlice(at, want);
+                MemorySegment part = held.buf.asSlice(hotSlice ? 0 : at, want);
+                if (ring != null) {
+                    part = ring.next(held.buf, want);
+                    if (part == null) {
+                        return; // a failure while waiting for a slot
+                    }
+                }
                 io.begin();
                 long n;
                 try {
@@ -521,7 +616,7 @@ public final class StreamingCheckpoint {
                     }
                     case THREAD -> {
                         held.refs.incrementAndGet();
-                        pending.add(new Pending(held, part, offset + at));
+                        pending.add(new Pending(held, part, offset + at, ring));
                     }
                     case NONE -> { }
                 }
@@ -558,6 +653,9 @@ public final class StreamingCheckpoint {
                 } catch (Throwable t) {
                     fail(t);
                 } finally {
+                    if (p.ring != null) {
+                        p.ring.free.release();
+                    }
                     unref(pool, p.held);
                 }
             }
