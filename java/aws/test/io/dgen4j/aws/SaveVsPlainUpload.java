@@ -1,6 +1,7 @@
 package io.dgen4j.aws;
 
 import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.checkpoint.BufferPool;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
@@ -68,10 +69,21 @@ public final class SaveVsPlainUpload {
                 // pre-generated: not part of the plain upload's figures; its CPU is reported apart
                 gen = measure(() -> g.fill(data, 0));
             }
-            StreamingCheckpoint ckpt = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
+            // One pool for every round, as a process saving many checkpoints keeps it (the plain side's
+            // buffer is mapped once too); -Dbench.freshPool=true maps a new pool per save instead.
+            BufferPool pool = new BufferPool(inFlight + 2, part);
+            StreamingCheckpoint.Builder ckptBuilder = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
                     .writersInFlight(inFlight).backend("aws").backendOptions(settings)
                     .backendOptions(AwsOptions.overriding(o -> o.addExecutionInterceptor(new FirstPartHeaders("streaming"))))
-                    .spec(spec).build();
+                    .spec(spec);
+            boolean freshPool = Boolean.getBoolean("bench.freshPool");
+            StreamingCheckpoint ckpt = (freshPool ? ckptBuilder : ckptBuilder.bufferPool(pool)).build();
+            if (doOurs) {
+                // warm-up: the code paths, and the pool's buffers touched once as the plain side's were
+                ckpt.save("s3://" + bucket + "/bench/warmup.bin", Math.min(size, pool.poolBytes()));
+                plain.deleteObject(b -> b.bucket(bucket).key("bench/warmup.bin")).join();
+            }
+            System.err.println(freshPool ? "streaming: a new buffer pool per save" : "streaming: one buffer pool for every round");
             double[][] plainRuns = new double[rounds][];
             double[][] oursRuns = new double[rounds][];
             double[][] driverRuns = new double[rounds][];
@@ -115,6 +127,7 @@ public final class SaveVsPlainUpload {
                 plain.deleteObject(b -> b.bucket(bucket).key("bench/streaming.bin")).join();
                 plain.deleteObject(b -> b.bucket(bucket).key("bench/driver.bin")).join();
             }
+            pool.close();
             double gib = size / (double) (1L << 30);
             System.out.printf(Locale.ROOT, "object %d MiB, parts of %d MiB, %d in flight, %d rounds (medians)%n",
                     size >> 20, part >> 20, inFlight, rounds);

@@ -1,5 +1,6 @@
 package io.dgen4j.cli;
 
+import io.dgen4j.checkpoint.BufferPool;
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
@@ -18,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * The same generated checkpoint saved and loaded with verify through each installed S3 backend,
@@ -77,12 +79,24 @@ final class S3Backends {
     /**
      * Saves {@code size} bytes in chunks of {@code chunk} through each backend to {@code endpoint}'s prefix (one object per
      * backend, {@code <backend>.bin}), loads it back with verify, and deletes it unless {@code keep}.
-     * A backend that fails is reported in its row; the others still run. With {@code warmUp}, each
-     * backend first saves one chunk (not measured, deleted), so that its client's start (class
-     * loading, connection pool, JIT) does not count against it.
+     * A backend that fails is reported in its row; the others still run. Every backend saves and
+     * loads through one buffer pool, mapped once, so that whoever goes first does not pay for
+     * mapping it. With {@code warmUp}, each backend first saves as many chunks as the pool holds
+     * (not measured, deleted), so that its client's start (class loading, connection pool, JIT) and
+     * the pool's first touch do not count against it.
      */
     static List<Run> run(S3Endpoint endpoint, List<StorageProvider> providers, long size, CheckpointOptions options,
             long chunk, boolean bars, boolean keep, boolean warmUp, PrintWriter err) throws InterruptedException {
+        // buffers not above writers: no shared pool, and the builder says what to change
+        try (BufferPool shared = options.buffers > options.writers ? new BufferPool(options.buffers, chunk) : null) {
+            return run(endpoint, providers, size, options, chunk, bars, keep, warmUp, err,
+                    b -> shared == null ? b : b.bufferPool(shared));
+        }
+    }
+
+    private static List<Run> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
+            CheckpointOptions options, long chunk, boolean bars, boolean keep, boolean warmUp, PrintWriter err,
+            UnaryOperator<StreamingCheckpoint.Builder> pooled) throws InterruptedException {
         List<Run> runs = new ArrayList<>();
         StorageOptions storage = StorageOptions.empty().with(endpoint.settings());
         for (StorageProvider p : providers) {
@@ -102,8 +116,9 @@ final class S3Backends {
                 if (warmUp) {
                     StorageTarget warm = StorageTarget.parse(endpoint.target(p.name() + ".warmup.bin"));
                     try {
-                        options.builder(n -> { }).chunkSize(chunk).backend(p.name()).backendOptions(endpoint.settings()).build()
-                                .save(warm, Math.min(size, chunk));
+                        pooled.apply(options.builder(n -> { }).chunkSize(chunk).backend(p.name())
+                                .backendOptions(endpoint.settings())).build()
+                                .save(warm, Math.min(size, (long) options.buffers * chunk));
                     } finally {
                         delete(p, warm, storage, err);
                     }
@@ -111,16 +126,16 @@ final class S3Backends {
                 // what the previous backend left on the heap is not this one's peak RSS
                 System.gc();
                 try (Progress bar = new Progress(System.err, String.format("%-5s save       ", p.name()), size, bars)) {
-                    StreamingCheckpoint ckpt = options.builder(bar::update).chunkSize(chunk).backend(p.name())
-                            .backendOptions(endpoint.settings()).build();
+                    StreamingCheckpoint ckpt = pooled.apply(options.builder(bar::update).chunkSize(chunk)
+                            .backend(p.name()).backendOptions(endpoint.settings())).build();
                     Duration before = cpuTime();
                     saved = ckpt.save(where, size);
                     Duration after = cpuTime();
                     cpu = before == null || after == null ? Double.NaN : after.minus(before).toNanos() / 1e9;
                 }
                 try (Progress bar = new Progress(System.err, String.format("%-5s load+verify", p.name()), size, bars)) {
-                    loaded = options.builder(bar::update).chunkSize(chunk).backend(p.name()).backendOptions(endpoint.settings()).build()
-                            .load(where, true);
+                    loaded = pooled.apply(options.builder(bar::update).chunkSize(chunk).backend(p.name())
+                            .backendOptions(endpoint.settings())).build().load(where, true);
                 }
                 runs.add(new Run(p.name(), target, saved, loaded, cpu, copies, null, null, 0));
             } catch (IOException | RuntimeException e) {

@@ -15,6 +15,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * taken from the free set, filled, written, and only then released back. Buffers are allocated
  * on first use (an idle pool costs no memory) and all freed together by {@link #close()}.
  *
+ * <p>A {@link StreamingCheckpoint} allocates a pool per save or load unless it is given one
+ * ({@link StreamingCheckpoint.Builder#bufferPool}): a process that saves many checkpoints (a
+ * training run, a DLIO workload) then maps and first-touches its buffers once, not once per file.
+ *
  * {@snippet :
  * try (BufferPool pool = new BufferPool(4, 32 << 20)) {
  *     MemorySegment buf = pool.acquire(1, TimeUnit.SECONDS).orElseThrow();
@@ -38,6 +42,8 @@ public final class BufferPool implements AutoCloseable {
     private int inUse;
     private int peakInUse;
     private boolean closed;
+    /** What is using a pool shared by saves and loads ({@link #claim}), or {@code null}. */
+    private String claimedBy;
 
     /** A pool of up to {@code count} buffers of {@code bufferSize} bytes, 4096-aligned. */
     public BufferPool(int count, long bufferSize) {
@@ -120,6 +126,43 @@ public final class BufferPool implements AutoCloseable {
             inUse--;
             free.push(buffer);
             released.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Reserves the pool for one save or load of a checkpoint that shares it, and starts a new
+     * {@link #peakInUse} count.
+     *
+     * @throws IllegalStateException when it is closed, reserved by another, or a buffer is still taken
+     */
+    void claim(String who) {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the shared buffer pool is closed: " + who + " cannot use it");
+            }
+            if (claimedBy != null) {
+                throw new IllegalStateException(String.format("the shared buffer pool is in use by %s: %s needs a "
+                        + "pool of its own, or has to wait until that one ends", claimedBy, who));
+            }
+            if (inUse > 0) {
+                throw new IllegalStateException(String.format("%d buffer(s) of the shared buffer pool are still "
+                        + "taken (a writer of an earlier save did not stop): %s cannot use it", inUse, who));
+            }
+            claimedBy = who;
+            peakInUse = 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends a {@link #claim}. */
+    void unclaim() {
+        lock.lock();
+        try {
+            claimedBy = null;
         } finally {
             lock.unlock();
         }

@@ -72,6 +72,8 @@ public final class StreamingCheckpoint {
     private final StorageOptions storageOptions;
     private final Optional<String> backend;
     private final LongConsumer progress;
+    /** The caller's pool, used by every save and load instead of one of their own, or {@code null}. */
+    private final BufferPool sharedPool;
 
     private StreamingCheckpoint(Builder b) {
         this.chunkSize = b.chunkSize;
@@ -83,6 +85,25 @@ public final class StreamingCheckpoint {
         this.storageOptions = b.storageOptions;
         this.backend = b.backend;
         this.progress = b.progress;
+        this.sharedPool = b.pool;
+    }
+
+    /** A pool for one save or load: the shared one, reserved for it, or a new one of {@code count} buffers. */
+    private BufferPool poolFor(int count, String who) {
+        if (sharedPool == null) {
+            return new BufferPool(count, chunkSize);
+        }
+        sharedPool.claim(who);
+        return sharedPool;
+    }
+
+    /** Gives back what {@link #poolFor} returned: frees a pool of its own, ends the claim on the shared one. */
+    private void done(BufferPool pool) {
+        if (pool == sharedPool) {
+            pool.unclaim();
+        } else {
+            pool.close();
+        }
     }
 
     /** A builder with the defaults: 32 MiB chunks, 2 buffers, 1 writer, incompressible random-seed data. */
@@ -127,7 +148,7 @@ public final class StreamingCheckpoint {
         StorageProvider provider = StorageProviders.forTarget(target, backend);
         ProcessMemory.resetPeak();
         long start = System.nanoTime();
-        BufferPool pool = new BufferPool(buffers, chunkSize);
+        BufferPool pool = poolFor(buffers, "the save to " + target);
         boolean poolIdle = true;
         SavePipeline pipeline = null;
         StorageWriter data = null;
@@ -147,7 +168,7 @@ public final class StreamingCheckpoint {
             double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
             double totalSeconds = (System.nanoTime() - start) / 1e9;
             return new SaveResult("streaming", target.toString(), data.description(), data.directIo(),
-                    totalBytes, chunkSize, chunks(totalBytes), buffers, writersInFlight,
+                    totalBytes, chunkSize, chunks(totalBytes), pool.capacity(), writersInFlight,
                     filler.implementation(), spec.seedString(), pipeline.generationSeconds(),
                     pipeline.ioSeconds(), closeSeconds, totalSeconds, pool.peakInUse(), pool.poolBytes(),
                     Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples(),
@@ -165,9 +186,12 @@ public final class StreamingCheckpoint {
                 data.close();
             }
             if (poolIdle) {
-                pool.close();
+                done(pool);
             } else {
                 LOG.error("a writer of {} did not stop after the failure; its buffers are left allocated", target);
+                if (pool == sharedPool) {
+                    pool.unclaim(); // the next user is told that buffers are still taken
+                }
             }
         }
     }
@@ -284,10 +308,10 @@ public final class StreamingCheckpoint {
      * {@value #VERIFIER_PROPERTY} ({@code auto}, the default, {@code thread} or {@code inline}):
      * <ul>
      * <li>{@link VerifyMode#THREAD} ({@code auto} while the readers leave a CPU idle, and for reads
-     *     a device's DMA lands): readers hand what they read to one verifier thread and go on with
-     *     their next read at once, so the compare runs on a core the readers leave idle (or while the
-     *     DMA leaves the CPU idle). O_DIRECT reads from a device keep whole chunks (the request size
-     *     of a plain load); the verifier frees a buffer when it is checked, and with
+     *     that are no CPU copy out of memory: a device's DMA, a network): readers hand what they read
+     *     to one verifier thread and go on with their next read at once, so the compare runs on a core
+     *     the readers leave idle (or while the device or network leaves the CPU idle). Those reads keep
+     *     whole chunks (the request size of a plain load); the verifier frees a buffer when it is checked, and with
      *     {@code buffers >= readers + 1} one chunk is verified while every reader reads. Bytes the CPU
      *     copies (buffered reads, or a memory filesystem such as tmpfs, where O_DIRECT is a copy too)
      *     are read in slices of {@value #RING_SLICE} bytes into a {@link Ring} of {@value #RING_SLOTS}
@@ -410,17 +434,17 @@ public final class StreamingCheckpoint {
             this.reader = reader;
             this.manifest = manifest;
             this.target = target;
-            boolean dma = reader.deviceDma();
-            this.mode = verify ? verifyMode(writersInFlight, dma) : VerifyMode.NONE;
-            // A device's DMA is fastest with whole-chunk requests (and leaves nothing in cache); bytes
-            // the CPU copies are compared while still in cache.
+            boolean copied = reader.memoryCopy();
+            this.mode = verify ? verifyMode(writersInFlight, copied) : VerifyMode.NONE;
+            // Bytes the CPU copies out of memory are read in slices compared while still in cache;
+            // a device's DMA (nothing in cache) and a network (a request per read) take whole chunks.
             this.slice = switch (mode) {
                 case NONE -> chunkSize;
-                case INLINE -> dma ? chunkSize : Math.min(INLINE_SLICE, chunkSize);
-                case THREAD -> dma ? chunkSize : Math.min(RING_SLICE, chunkSize);
+                case INLINE -> copied ? Math.min(INLINE_SLICE, chunkSize) : chunkSize;
+                case THREAD -> copied ? Math.min(RING_SLICE, chunkSize) : chunkSize;
             };
-            this.hotSlice = mode == VerifyMode.INLINE && !dma;
-            this.ringed = mode == VerifyMode.THREAD && !dma;
+            this.hotSlice = mode == VerifyMode.INLINE && copied;
+            this.ringed = mode == VerifyMode.THREAD && copied;
         }
 
         /**
@@ -428,12 +452,12 @@ public final class StreamingCheckpoint {
          * readers leave a CPU idle, and the readers themselves when they do not (no hand-off, and no
          * thread taking a core from a reader).
          */
-        private static VerifyMode verifyMode(int readers, boolean dma) {
+        private static VerifyMode verifyMode(int readers, boolean copied) {
             String asked = System.getProperty(VERIFIER_PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
             return switch (asked) {
                 case "inline" -> VerifyMode.INLINE;
                 case "thread" -> VerifyMode.THREAD;
-                case "auto", "" -> dma || readers < Numa.defaultThreads() ? VerifyMode.THREAD : VerifyMode.INLINE;
+                case "auto", "" -> !copied || readers < Numa.defaultThreads() ? VerifyMode.THREAD : VerifyMode.INLINE;
                 default -> throw new IllegalArgumentException(String.format(
                         "system property %s must be auto, inline or thread, got '%s'", VERIFIER_PROPERTY, asked));
             };
@@ -444,8 +468,8 @@ public final class StreamingCheckpoint {
             // With a verifier thread and whole chunks, one buffer beyond the readers' lets a chunk be
             // verified while every reader reads; a ring keeps its slices in its reader's buffer.
             int count = Math.max(buffers, writersInFlight + (mode == VerifyMode.THREAD && !ringed ? 1 : 0));
-            try (BufferPool pool = new BufferPool(count, chunkSize);
-                 Generator gen = openVerifier()) {
+            BufferPool pool = poolFor(count, "the load of " + target);
+            try (Generator gen = openVerifier()) {
                 verifier = gen == null ? "none" : gen.implementation();
                 List<Thread> threadsRunning = new ArrayList<>();
                 for (int i = 0; i < writersInFlight; i++) {
@@ -464,6 +488,8 @@ public final class StreamingCheckpoint {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
+            } finally {
+                done(pool);
             }
             CheckpointException.rethrow(failure.get());
             long at = firstMismatch.get();
@@ -732,6 +758,7 @@ public final class StreamingCheckpoint {
         private Optional<String> backend = Optional.empty();
         private LongConsumer progress = done -> { };
         private boolean forLoad;
+        private BufferPool pool;
 
         private Builder() {}
 
@@ -831,20 +858,51 @@ public final class StreamingCheckpoint {
         }
 
         /**
+         * Saves and loads through {@code pool} instead of a pool of {@link #buffers} chunks of their
+         * own: its buffers are mapped and first touched once for all of them, which a process saving
+         * many checkpoints (a training run, a DLIO workload) does not want to pay per file. Its
+         * buffers must hold a chunk; a save uses all of them (its buffers are the pool's capacity), a
+         * load as many as it needs. One save or load uses the pool at a time (another one meanwhile
+         * fails with {@link IllegalStateException}); the caller closes the pool after the last.
+         *
+         * {@snippet :
+         * try (BufferPool pool = new BufferPool(2, 32L << 20)) {
+         *     StreamingCheckpoint ckpt = StreamingCheckpoint.builder().bufferPool(pool).build();
+         *     for (int step = 0; step < 10; step++) {
+         *         ckpt.save("/nvme/ckpt-" + step + ".bin", 24L << 30);
+         *     }
+         * }
+         * }
+         */
+        public Builder bufferPool(BufferPool pool) {
+            this.pool = java.util.Objects.requireNonNull(pool, "pool");
+            return this;
+        }
+
+        /**
          * The checkpoint.
          *
-         * @throws IllegalArgumentException when buffers do not exceed writers, or when the source is
+         * @throws IllegalArgumentException when buffers do not exceed writers, when a shared
+         *         pool's buffers are smaller than a chunk, or when the source is
          *         {@link DataSource#JDK_RANDOM} with a dedup or compression ratio other than 1 (its
          *         bytes cannot have them, and the manifest must not claim them)
          */
         public StreamingCheckpoint build() {
+            if (pool != null && pool.bufferSize() < chunkSize) {
+                throw new IllegalArgumentException(String.format("the shared buffer pool's buffers (%d bytes) are "
+                        + "smaller than a chunk (%d bytes)", pool.bufferSize(), chunkSize));
+            }
+            if (pool != null && !forLoad && pool.capacity() < writersInFlight + 1) {
+                throw new IllegalArgumentException(String.format("the shared buffer pool's %d buffer(s) must exceed "
+                        + "writers in flight (%d): one buffer is always being filled", pool.capacity(), writersInFlight));
+            }
             if (source == DataSource.JDK_RANDOM && (spec.dedupRatio() != 1.0 || spec.compressRatio() != 1.0)) {
                 throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
                         "the jdk-random generator cannot produce dedup %s or compress %s (its bytes are "
                                 + "incompressible and all distinct): use dedup 1 and compress 1, or another generator",
                         spec.dedupRatio(), spec.compressRatio()));
             }
-            if (!forLoad && buffers < writersInFlight + 1) {
+            if (pool == null && !forLoad && buffers < writersInFlight + 1) {
                 throw new IllegalArgumentException(String.format(
                         "buffers (%d) must exceed writers in flight (%d): one buffer is always being filled",
                         buffers, writersInFlight));

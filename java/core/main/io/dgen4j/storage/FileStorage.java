@@ -642,6 +642,11 @@ public final class FileStorage {
             return io.direct() && !inMemory(path);
         }
 
+        @Override
+        public boolean memoryCopy() {
+            return !deviceDma();
+        }
+
         /** Whether {@code path} lies on a memory filesystem (tmpfs, ramfs), whose reads are CPU copies. */
         private static boolean inMemory(Path path) {
             try {

@@ -29,6 +29,15 @@ public interface StorageReader extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether a read is the CPU copying bytes out of memory (the page cache, tmpfs, ramfs): small
+     * reads then cost nothing extra and leave the bytes in cache, so a verified load reads in
+     * cache-sized slices. False for a device's DMA and for networks (a request per read).
+     */
+    default boolean memoryCopy() {
+        return false;
+    }
+
     /** Whether reads bypass the page cache (O_DIRECT). */
     boolean directIo();
 

@@ -1,5 +1,6 @@
 package io.dgen4j.dlio;
 
+import io.dgen4j.checkpoint.BufferPool;
 import io.dgen4j.checkpoint.DataSource;
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.ProcessMemory;
@@ -107,6 +108,12 @@ public final class DlioRun {
     private final Options options;
     private final DlioConfig config;
     private final String folder;
+    /**
+     * Buffer pools not in use by a rank at the moment: a rank's files of a checkpoint take one and
+     * give it back, so buffers are mapped once per concurrent rank for the whole run, not per file.
+     */
+    private final java.util.ArrayDeque<BufferPool> idlePools = new java.util.ArrayDeque<>();
+    private final List<BufferPool> allPools = new ArrayList<>();
 
     private DlioRun(CheckpointPlan plan, RankGroup group, Options options) {
         this.plan = plan;
@@ -190,6 +197,8 @@ public final class DlioRun {
             return new DlioResult(plan, group, folder, runStart, LocalDateTime.now(),
                     (System.nanoTime() - runStartNanos) / 1e9, List.copyOf(stats.values()), ordered, walls, peak,
                     options.verify());
+        } finally {
+            closePools(); // the ranks' executor has stopped: no save or load uses them any more
         }
     }
 
@@ -306,8 +315,51 @@ public final class DlioRun {
         return wall;
     }
 
-    /** One rank's files of one checkpoint, one after the other. */
+    /** Frees every buffer pool of the run (after its ranks have stopped). */
+    private void closePools() {
+        synchronized (idlePools) {
+            for (BufferPool p : allPools) {
+                try {
+                    p.close();
+                } catch (IllegalStateException e) {
+                    LOG.error("a buffer pool of the run still had buffers in use: {}", e.getMessage());
+                }
+            }
+            allPools.clear();
+            idlePools.clear();
+        }
+    }
+
+    /** An idle buffer pool, or a new one: {@code num_buffers} buffers of a chunk. */
+    private BufferPool takePool() {
+        synchronized (idlePools) {
+            BufferPool p = idlePools.poll();
+            if (p == null) {
+                p = new BufferPool(config.streaming().numBuffers(), config.streaming().chunkSize());
+                allPools.add(p);
+            }
+            return p;
+        }
+    }
+
+    private void givePool(BufferPool p) {
+        synchronized (idlePools) {
+            idlePools.push(p);
+        }
+    }
+
+    /** One rank's files of one checkpoint, one after the other, through one buffer pool. */
     private long rank(boolean save, int i, String step, int rank, List<FileResult> files) throws IOException {
+        BufferPool buffers = takePool();
+        try {
+            return rank(save, i, step, rank, files, buffers);
+        } finally {
+            givePool(buffers);
+        }
+    }
+
+    private long rank(boolean save, int i, String step, int rank, List<FileResult> files, BufferPool buffers)
+            throws IOException {
         int source = rank;
         if (!save && config.checkpoint().recoveryRankShift()) {
             if (group.hosts() < 2) {
@@ -324,14 +376,14 @@ public final class DlioRun {
                 throw new InterruptedIOException("interrupted before " + f.name());
             }
             String target = join(join(folder, step), f.name());
-            FileResult r = save ? save(rank, i, target, f.bytes()) : load(rank, i, target);
+            FileResult r = save ? save(rank, i, target, f.bytes(), buffers) : load(rank, i, target, buffers);
             files.add(r);
             moved += r.bytes();
         }
         return moved;
     }
 
-    private FileResult save(int rank, int i, String target, long bytes) throws IOException {
+    private FileResult save(int rank, int i, String target, long bytes, BufferPool buffers) throws IOException {
         StorageTarget where = StorageTarget.parse(target);
         if (local()) {
             Path parent = Path.of(where.location()).toAbsolutePath().getParent();
@@ -344,7 +396,7 @@ public final class DlioRun {
                 .dedupRatio(config.streaming().dedupRatio()).compressRatio(config.streaming().compressRatio()).build();
         // a file smaller than a chunk needs no chunk-sized buffers
         long chunk = Math.min(config.streaming().chunkSize(), Math.max(4096, (bytes + 4095) / 4096 * 4096));
-        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(chunk)
+        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(chunk).bufferPool(buffers)
                 .buffers(config.streaming().numBuffers()).writersInFlight(config.streaming().writers()).spec(spec)
                 .source(options.source()).threads(threads())
                 .backendOptions(FileOptions.defaults().withFsync(config.checkpoint().fsync()));
@@ -353,7 +405,7 @@ public final class DlioRun {
         return FileResult.of(rank, i, target, r);
     }
 
-    private FileResult load(int rank, int i, String target) throws IOException {
+    private FileResult load(int rank, int i, String target, BufferPool buffers) throws IOException {
         StorageTarget where = StorageTarget.parse(target);
         if (local() && Files.isRegularFile(Path.of(where.location()))
                 && !Files.exists(Path.of(where.location() + ".manifest.json"))
@@ -361,7 +413,7 @@ public final class DlioRun {
             return empty(rank, i, target, where, false);
         }
         StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(config.streaming().chunkSize())
-                .buffers(config.streaming().numBuffers()).readersInFlight(config.streaming().writers())
+                .bufferPool(buffers).buffers(config.streaming().numBuffers()).readersInFlight(config.streaming().writers())
                 .source(options.source()).threads(threads());
         config.streaming().backend().ifPresent(b::backend);
         LoadResult r = options.customize().apply(b).build().load(where, options.verify());

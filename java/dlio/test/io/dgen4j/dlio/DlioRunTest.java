@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.dgen4j.checkpoint.BufferPool;
 import io.dgen4j.checkpoint.VerifyException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +27,12 @@ class DlioRunTest {
 
     @TempDir
     Path dir;
+
+    /** A run maps its ranks' buffer pools once and frees them at its end, after a failure too. */
+    @AfterEach
+    void noBufferLeaks() {
+        assertEquals(0, BufferPool.liveBytes(), "buffer memory left allocated after the run");
+    }
 
     private DlioConfig tiny(String... more) throws IOException {
         List<String> o = new ArrayList<>(List.of("++workload.checkpoint.checkpoint_folder=" + dir.resolve("ckpt")));
