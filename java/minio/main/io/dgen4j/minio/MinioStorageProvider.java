@@ -1,7 +1,6 @@
 package io.dgen4j.minio;
 
 import io.dgen4j.s3.MultipartWriter;
-import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.RangedReader;
 import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
@@ -26,9 +25,8 @@ import java.util.Set;
  * {@link S3Settings#fromEnvironment}), plus optional {@link MinioOptions}.
  *
  * <p>Priority 3, below {@code aws} (10) and {@code crt} (5): against s3proxy on loopback it was not
- * measured faster than {@code aws} and used more client CPU per GiB (MinIO's client needs one copy
- * per part into a heap array, and OkHttp copies heap bodies again on their way to the socket; see
- * {@link MinioTransport}). Pick it with {@code --backend minio} or {@code DGEN4J_S3_BACKEND=minio}.
+ * measured faster than {@code aws} and used more client CPU per GiB (OkHttp copies every body into
+ * its own buffers on the way to the socket; see {@link MinioTransport}). Pick it with {@code --backend minio} or {@code DGEN4J_S3_BACKEND=minio}.
  *
  * <p>Clients are created once per endpoint, settings, options and connection count and kept by the
  * driver's process-wide pools; their threads are daemons. {@link #close()} releases this backend's
@@ -57,35 +55,16 @@ public final class MinioStorageProvider implements StorageProvider, AutoCloseabl
     }
 
     /**
-     * Refuses parts the heap cannot hold, then opens a multipart upload after checking that the
-     * bucket answers, so a wrong endpoint, bucket or credentials fail here, before any data is
-     * generated.
-     *
-     * @throws IllegalArgumentException when a part would not fit a Java array, or the parts in flight
-     *         need more than half the heap (MinIO's bodies are heap arrays)
+     * Opens a multipart upload after checking that the bucket answers, so a wrong endpoint, bucket
+     * or credentials fail here, before any data is generated.
      */
     @Override
     public StorageWriter openWriter(WriteRequest r) throws IOException {
         S3Location where = S3Location.of(r.target());
         S3Settings s = settings(r.options(), where);
         int inFlight = s.maxInFlight().orElse(r.maxInFlight());
-        checkHeap(s, r, inFlight);
         S3Endpoints pool = pool(s, minioOptions(r.options()), Math.max(inFlight, r.maxInFlight()));
         return MultipartWriter.open(pool, where, s, r, inFlight);
-    }
-
-    /**
-     * The part arrays live on the heap: refuse up front what this JVM cannot hold, rather than
-     * failing with {@code OutOfMemoryError} halfway through the upload (the transport checks again
-     * per part, counting the arrays really lent).
-     */
-    private static void checkHeap(S3Settings s, WriteRequest r, int inFlight) {
-        if (r.size() == 0) {
-            return;
-        }
-        long chunk = r.metadata().get("chunkSize") instanceof Number n ? n.longValue() : 0;
-        long partSize = s.partSizeFor(chunk > 0 ? chunk : PartPlan.MIN_PART_SIZE);
-        PartBuffers.checkHeap(inFlight, Math.min(partSize, r.size()));
     }
 
     @Override

@@ -11,14 +11,13 @@ import java.util.Objects;
  * its OkHttp client adjusted by these {@link MinioOptions} and allowed this many connections.
  * Registered with {@code ServiceLoader} (defaults: no options, 128 connections); the provider makes
  * its own per request, equal by value, so that equal ones share a pool of clients. Every transport of
- * the process copies its parts into one pool of arrays ({@link PartBuffers}), so the arrays held are
- * bounded by the parts in flight, whatever the number of endpoints.
+ * the process counts its parts in one {@link PartCounters}.
  *
  * @param options        the OkHttp hook applied to each client
  * @param maxConnections requests and idle connections per client (per endpoint)
  */
 public record MinioTransportFactory(MinioOptions options, int maxConnections) implements S3TransportFactory {
-    private static final PartBuffers BUFFERS = new PartBuffers();
+    private static final PartCounters COUNTERS = new PartCounters();
 
     /** Checks the fields. */
     public MinioTransportFactory {
@@ -45,11 +44,11 @@ public record MinioTransportFactory(MinioOptions options, int maxConnections) im
      */
     @Override
     public MinioTransport open(S3Settings settings) throws IOException {
-        return MinioTransport.open(settings, options, maxConnections, BUFFERS);
+        return MinioTransport.open(settings, options, maxConnections, COUNTERS);
     }
 
-    /** The arrays parts are copied into, shared by every transport (for tests and figures). */
-    static PartBuffers buffers() {
-        return BUFFERS;
+    /** What every transport's part uploads did (for tests and figures). */
+    static PartCounters counters() {
+        return COUNTERS;
     }
 }

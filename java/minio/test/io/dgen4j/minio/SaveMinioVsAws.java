@@ -102,10 +102,9 @@ public final class SaveMinioVsAws {
             return save(names[which], settings, spec, bucket, size, part, inFlight);
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        PartBuffers buffers = MinioTransportFactory.buffers();
-        long copied0 = buffers.copiedBytes();
-        long copyNanos0 = buffers.copyNanos();
-        long crcNanos0 = buffers.crcNanos();
+        PartCounters counters = MinioTransportFactory.counters();
+        long streamed0 = counters.streamedBytes();
+        long crcNanos0 = counters.crcNanos();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         plainUpload(plain, bucket, "bench/plain.bin", parts, inFlight, which == 3);
@@ -175,10 +174,9 @@ public final class SaveMinioVsAws {
         StreamingCheckpoint ckpt = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
                 .writersInFlight(inFlight).backend(backend).backendOptions(settings).spec(spec).build();
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        PartBuffers buffers = MinioTransportFactory.buffers();
-        long copied0 = buffers.copiedBytes();
-        long copyNanos0 = buffers.copyNanos();
-        long crcNanos0 = buffers.crcNanos();
+        PartCounters counters = MinioTransportFactory.counters();
+        long streamed0 = counters.streamedBytes();
+        long crcNanos0 = counters.crcNanos();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         SaveResult s = ckpt.save("s3://" + bucket + "/bench/" + backend + ".bin", size);
@@ -189,9 +187,8 @@ public final class SaveMinioVsAws {
         System.err.printf(Locale.ROOT, "  %-5s %7.2f s %6.2f CPU s, peak RSS %d MiB: %s%n", backend, m[0], m[1],
                 s.peakRssBytes() >> 20, s.backend());
         if (backend.equals("minio")) {
-            System.err.printf(Locale.ROOT, "        1 copy into part arrays: %d MiB in %.3f s, CRC32C %.3f s%n",
-                    (buffers.copiedBytes() - copied0) >> 20, (buffers.copyNanos() - copyNanos0) / 1e9,
-                    (buffers.crcNanos() - crcNanos0) / 1e9);
+            System.err.printf(Locale.ROOT, "        streamed from segments: %d MiB, CRC32C %.3f s%n",
+                    (counters.streamedBytes() - streamed0) >> 20, (counters.crcNanos() - crcNanos0) / 1e9);
         }
         ckpt.delete(io.dgen4j.storage.StorageTarget.parse("s3://" + bucket + "/bench/" + backend + ".bin"));
         return m;

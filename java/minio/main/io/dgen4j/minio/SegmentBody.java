@@ -1,0 +1,92 @@
+package io.dgen4j.minio;
+
+import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A part body that MinIO reads straight from the caller's segment. MinIO's builders take a file, a
+ * {@code byte[]} or its own {@link io.minio.ByteBuffer}, whose request body streams
+ * {@link #inputStream()} into OkHttp's sink for {@link #length()} bytes: this subclass answers both
+ * from the segment, so a part is never copied into a part-sized heap array (OkHttp's own 8 KiB
+ * buffers on the way to the socket are the one copy). Each call to {@link #inputStream()} starts
+ * again at the first byte, so a request that OkHttp sends again sends the same bytes.
+ */
+final class SegmentBody extends io.minio.ByteBuffer {
+    private final MemorySegment body;
+
+    SegmentBody(MemorySegment body) {
+        super(body.byteSize());
+        this.body = body;
+    }
+
+    @Override
+    public long length() {
+        return body.byteSize();
+    }
+
+    @Override
+    public long size() {
+        return body.byteSize();
+    }
+
+    @Override
+    public InputStream inputStream() {
+        return new InputStream() {
+            private long at;
+
+            @Override
+            public int read() {
+                return at < body.byteSize() ? body.get(ValueLayout.JAVA_BYTE, at++) & 0xff : -1;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                java.util.Objects.checkFromIndexSize(off, len, b.length);
+                if (len == 0) {
+                    return 0;
+                }
+                long left = body.byteSize() - at;
+                if (left <= 0) {
+                    return -1;
+                }
+                int n = (int) Math.min(len, left);
+                MemorySegment.copy(body, ValueLayout.JAVA_BYTE, at, b, off, n);
+                at += n;
+                return n;
+            }
+
+            @Override
+            public long skip(long n) {
+                long k = Math.max(0, Math.min(n, body.byteSize() - at));
+                at += k;
+                return k;
+            }
+
+            @Override
+            public int available() {
+                return (int) Math.min(Integer.MAX_VALUE, body.byteSize() - at);
+            }
+        };
+    }
+
+    /** Nothing to rewind: every {@link #inputStream()} starts at the first byte. */
+    @Override
+    public void reset() {
+    }
+
+    /** Read-only: MinIO writes into its own buffers, never into a body it was given. */
+    @Override
+    public void write(int b) {
+        throw new UnsupportedOperationException("a segment body is read-only");
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+        throw new UnsupportedOperationException("a segment body is read-only");
+    }
+
+    @Override
+    public void close() {
+    }
+}
