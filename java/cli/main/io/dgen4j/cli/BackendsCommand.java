@@ -153,6 +153,7 @@ final class BackendsCommand implements Callable<Integer> {
         out.println("MB/s: 10^6 bytes/s of the save; CPU s/GiB: this process's CPU time during the save (generation "
                 + "included, the same for every backend)" + (Double.isFinite(bestCpu) ? "" : ", not available here"));
         out.println("copies: per byte sent, as the backend's client works; peak RSS: the whole process during the "
-                + "save; vs best: MB/s over the fastest's");
+                + "save, with what earlier backends left resident (--backends NAME alone for one's own); vs best: "
+                + "MB/s over the fastest's");
     }
 }

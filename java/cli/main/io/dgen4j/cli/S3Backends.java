@@ -150,6 +150,16 @@ final class S3Backends {
                     delete(p, where, storage, err);
                 }
             }
+            // The next backend's peak RSS is its own: this one's clients (their connections, native
+            // buffers and threads) go now, unless a failure may have left an upload for them to abort.
+            if (runs.getLast().error() == null && p instanceof AutoCloseable closeable) {
+                try {
+                    closeable.close();
+                } catch (Exception e) {
+                    err.printf("dgen4j: closing the %s backend's clients failed: %s%n", p.name(), Errors.describe(e));
+                    err.flush();
+                }
+            }
         }
         return runs;
     }
