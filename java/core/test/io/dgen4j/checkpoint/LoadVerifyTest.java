@@ -80,8 +80,8 @@ class LoadVerifyTest {
 
     @Test
     void chunksLargerThanASliceAreVerifiedSliceBySlice() throws Exception {
-        // On ramfs reads are CPU copies (no O_DIRECT): a verified load reads 1 MiB slices, into a
-        // ring of four slots in each reader's one buffer (thread) or into its first MiB (inline).
+        // On ramfs reads are CPU copies (no O_DIRECT): a verified load reads slices into a ring of
+        // 2 MiB slots in each reader's one buffer (thread), or 1 MiB ones into its first MiB (inline).
         try (Mounts mounts = new Mounts()) {
             verifySlices(mounts.ramfs(dir).resolve("slices.bin"), true);
         }
