@@ -168,11 +168,22 @@ public final class SaveMinioVsAws {
                 .parts(etags.toArray(Part[]::new)).build()).join();
     }
 
+    private static io.dgen4j.checkpoint.BufferPool pool;
+
+    /** One pool for every save of the run (the plain sides' parts are allocated once too). */
+    private static synchronized io.dgen4j.checkpoint.BufferPool pool(int buffers, long part) {
+        if (pool == null) {
+            pool = new io.dgen4j.checkpoint.BufferPool(buffers, part);
+        }
+        return pool;
+    }
+
     /** One streaming save: elapsed and process CPU seconds. */
     private static double[] save(String backend, S3Settings settings, DataSpec spec, String bucket, long size,
                                  long part, int inFlight) throws Exception {
         StreamingCheckpoint ckpt = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
-                .writersInFlight(inFlight).backend(backend).backendOptions(settings).spec(spec).build();
+                .writersInFlight(inFlight).backend(backend).backendOptions(settings).spec(spec)
+                .bufferPool(pool(inFlight + 2, part)).build();
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         PartCounters counters = MinioTransportFactory.counters();
         long streamed0 = counters.streamedBytes();
