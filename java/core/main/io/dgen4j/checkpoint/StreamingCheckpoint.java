@@ -323,8 +323,8 @@ public final class StreamingCheckpoint {
      *     core's cache: no hand-off and no thread taking a core from a reader.</li>
      * </ul>
      * Measured with scripts/bench-load.sh on 2 CPUs (docs/PERFORMANCE.md): the cache-resident
-     * slices lifted a verified page-cache load with 2 readers from 0.60-0.72 to 0.86-0.92 of a plain
-     * one.
+     * slices lifted a verified page-cache load from 0.68-0.82 of a plain one to 1.08-1.15 with 1
+     * reader, and from 0.60-0.75 to 0.95-0.99 with 2.
      * Memory stays bounded by the pool either way. The first mismatch is the smallest offset over all
      * chunks (chunks and slices past a known mismatch are skipped); any failure stops readers and
      * verifier promptly, and every buffer is returned before the pool closes.
