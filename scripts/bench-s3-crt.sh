@@ -27,39 +27,17 @@ cd "$here"
 [ -x /usr/bin/time ] || { echo "bench-s3-crt: /usr/bin/time is missing (Debian package 'time')" >&2; exit 1; }
 ./build -q -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -Dnative.skip="${NATIVE_SKIP:-false}" \
   -pl java/cli,java/crt -am package >&2
+# shellcheck source=scripts/s3-bench.sh
+source "$here/scripts/s3-bench.sh"
+s3proxy_jar="$here/java/crt/target/s3proxy/s3proxy.jar"
 if [ "$mode" = plain ]; then
-  ./build -q -DskipTests -Dnative.skip=true -pl java/crt -am test-compile dependency:build-classpath \
-    -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test >&2
+  NATIVE_SKIP=true dgen4j_bench_build java/crt # the package above built the native library
 fi
-jar="$here/java/crt/target/s3proxy/s3proxy.jar"
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-if [ -z "${AWS_ENDPOINT_URL:-}" ]; then
-  port="$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')"
-  mkdir -p "$tmp/data/bench"
-  cat > "$tmp/p.properties" <<PROPS
-s3proxy.endpoint=http://127.0.0.1:$port
-s3proxy.authorization=aws-v2-or-v4
-s3proxy.identity=benchkey
-s3proxy.credential=benchsecret
-s3proxy.ignore-unknown-headers=true
-jclouds.provider=filesystem
-jclouds.filesystem.basedir=$tmp/data
-PROPS
-  "$JAVA_HOME/bin/java" -Xmx1g -jar "$jar" --properties "$tmp/p.properties" > "$tmp/s3proxy.log" 2>&1 &
-  pid=$!
-  trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
-  for _ in $(seq 1 300); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.2
-  done
-  export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=benchkey AWS_SECRET_ACCESS_KEY=benchsecret
-  BUCKET=bench
-  echo "s3proxy on $AWS_ENDPOINT_URL (filesystem backend in $tmp)" >&2
-fi
+trap 'dgen4j_bench_s3proxy_stop; rm -rf "$tmp"' EXIT
+dgen4j_bench_s3proxy "$s3proxy_jar"
 if [ "$mode" = plain ]; then
-  cp="$here/java/crt/target/test-classes:$here/java/crt/target/classes:$(cat java/crt/target/bench-classpath.txt)"
-  "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx1g -cp "$cp" io.dgen4j.crt.CrtSaveVsPlainUpload \
+  "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx1g -cp "$bench_cp" io.dgen4j.crt.CrtSaveVsPlainUpload \
     "$AWS_ENDPOINT_URL" "${BUCKET:-bench}" "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" "${1:-512}" "${2:-32}" \
     "${3:-2}" "${4:-4}"
   exit 0

@@ -11,14 +11,10 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 source "$here/scripts/find-jdk.sh"
 JAVA_HOME="$(dgen4j_find_jdk)"
 java="$JAVA_HOME/bin/java"
+# shellcheck source=scripts/s3-bench.sh
+source "$here/scripts/s3-bench.sh"
 cd "$here"
-./build -q -DskipTests -Dnative.skip="${NATIVE_SKIP:-false}" -pl java/aws -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test >&2
-jar="$here/java/aws/target/s3proxy/s3proxy.jar"
-if [ ! -f "$jar" ]; then
-  ./build -q -pl java/aws -am process-test-resources -DskipTests -Dnative.skip="${NATIVE_SKIP:-false}" >&2
-fi
-cp="$here/java/aws/target/test-classes:$here/java/aws/target/classes:$(cat java/aws/target/bench-classpath.txt)"
+dgen4j_bench_build java/aws
 opts=(--enable-native-access=ALL-UNNAMED -Xmx1g)
 [ "$(dgen4j_jdk_feature "$JAVA_HOME")" -ge 24 ] && opts+=(--sun-misc-unsafe-memory-access=allow)
-"$java" "${opts[@]}" -cp "$cp" io.dgen4j.aws.EndpointsBench "$jar" "${1:-256}" "${2:-8}" "${3:-4}" "${4:-3}"
+"$java" "${opts[@]}" -cp "$bench_cp" io.dgen4j.aws.EndpointsBench "$s3proxy_jar" "${1:-256}" "${2:-8}" "${3:-4}" "${4:-3}"

@@ -10,39 +10,13 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 source "$here/scripts/find-jdk.sh"
 JAVA_HOME="$(dgen4j_find_jdk)"
 java="$JAVA_HOME/bin/java"
+# shellcheck source=scripts/s3-bench.sh
+source "$here/scripts/s3-bench.sh"
 cd "$here"
-./build -q -DskipTests -Dnative.skip="${NATIVE_SKIP:-false}" -pl java/minio -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test >&2
-jar="$here/java/minio/target/s3proxy/s3proxy.jar"
-if [ ! -f "$jar" ]; then
-  ./build -q -pl java/minio -am process-test-resources -DskipTests -Dnative.skip="${NATIVE_SKIP:-false}" >&2
-fi
-cp="$here/java/minio/target/test-classes:$here/java/minio/target/classes:$(cat java/minio/target/bench-classpath.txt)"
-tmp=""
-if [ -z "${AWS_ENDPOINT_URL:-}" ]; then
-  tmp="$(mktemp -d)"
-  port="$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')"
-  mkdir -p "$tmp/data/bench"
-  cat > "$tmp/p.properties" <<PROPS
-s3proxy.endpoint=http://127.0.0.1:$port
-s3proxy.authorization=aws-v2-or-v4
-s3proxy.identity=benchkey
-s3proxy.credential=benchsecret
-s3proxy.ignore-unknown-headers=true
-jclouds.provider=filesystem
-jclouds.filesystem.basedir=$tmp/data
-PROPS
-  "$java" -Xmx1g -jar "$jar" --properties "$tmp/p.properties" > "$tmp/s3proxy.log" 2>&1 &
-  pid=$!
-  trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
-  for _ in $(seq 1 300); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.2
-  done
-  AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=benchkey AWS_SECRET_ACCESS_KEY=benchsecret BUCKET=bench
-  echo "s3proxy on $AWS_ENDPOINT_URL (filesystem backend in $tmp)" >&2
-fi
+dgen4j_bench_build java/minio
+trap dgen4j_bench_s3proxy_stop EXIT
+dgen4j_bench_s3proxy "$s3proxy_jar"
 opts=(--enable-native-access=ALL-UNNAMED -Xmx2g)
 [ "$(dgen4j_jdk_feature "$JAVA_HOME")" -ge 24 ] && opts+=(--sun-misc-unsafe-memory-access=allow)
-"$java" "${opts[@]}" -cp "$cp" io.dgen4j.minio.SaveMinioVsAws "$AWS_ENDPOINT_URL" "${BUCKET:-bench}" "$AWS_ACCESS_KEY_ID" \
+"$java" "${opts[@]}" -cp "$bench_cp" io.dgen4j.minio.SaveMinioVsAws "$AWS_ENDPOINT_URL" "${BUCKET:-bench}" "$AWS_ACCESS_KEY_ID" \
   "$AWS_SECRET_ACCESS_KEY" "${1:-512}" "${2:-32}" "${3:-4}" "${4:-3}"
