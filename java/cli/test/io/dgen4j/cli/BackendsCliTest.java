@@ -12,8 +12,6 @@ import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.storage.StorageProvider;
 import io.dgen4j.storage.StorageProviders;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -35,16 +33,8 @@ class BackendsCliTest {
     @TempDir
     Path home;
 
-    private record Run(int code, String out, String err) {}
-
-    private static Run run(Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-        Run r = new Run(code, out.toString(), err.toString());
-        assertFalse(r.out.contains(S3ProxyExtension.SECRET_KEY), r.out);
-        assertFalse(r.err.contains(S3ProxyExtension.SECRET_KEY), r.err);
-        return r;
+    private static CliRun run(Map<String, String> env, String... args) {
+        return CliRun.hiding(S3ProxyExtension.SECRET_KEY, env, args);
     }
 
     /** The extension's server as the configured endpoint. */
@@ -80,12 +70,12 @@ class BackendsCliTest {
     @Test
     void backendsJsonComparesEveryInstalledBackendAndDeletesItsObjects() throws Exception {
         Path png = home.resolve("backends.png");
-        Run r = run(configured(), "backends", "s3://" + S3.bucket() + "/cmp", "--size", "11MiB", "--chunk", "5MiB",
+        CliRun r = run(configured(), "backends", "s3://" + S3.bucket() + "/cmp", "--size", "11MiB", "--chunk", "5MiB",
                 "--writers", "2", "--buffers", "3", "--seed", "3", "--no-progress", "--json", "--plot", png.toString());
-        assertEquals(0, r.code, r.err);
-        assertEquals("", r.err, "nothing on stderr: the endpoint is configured");
-        assertEquals(1, r.out.lines().count(), "one JSON document on stdout: " + r.out);
-        Map<String, Object> m = JsonRead.object(r.out);
+        assertEquals(0, r.code(), r.err());
+        assertEquals("", r.err(), "nothing on stderr: the endpoint is configured");
+        assertEquals(1, r.out().lines().count(), "one JSON document on stdout: " + r.out());
+        Map<String, Object> m = JsonRead.object(r.out());
         assertEquals(S3.endpoint().toString(), m.get("endpoint"));
         assertEquals(false, m.get("localS3proxy"));
         assertEquals("s3://" + S3.bucket() + "/cmp/", m.get("prefix"));
@@ -93,7 +83,7 @@ class BackendsCliTest {
         List<Map<String, Object>> rows = (List<Map<String, Object>>) m.get("backends");
         List<String> installed = s3Backends();
         assertFalse(installed.isEmpty());
-        assertEquals(installed, rows.stream().map(x -> x.get("backend")).toList(), r.out);
+        assertEquals(installed, rows.stream().map(x -> x.get("backend")).toList(), r.out());
         boolean oneIsBest = false;
         for (Map<String, Object> row : rows) {
             assertEquals(true, row.get("ok"), row.toString());
@@ -111,10 +101,10 @@ class BackendsCliTest {
             assertEquals(S3Backends.COPIES_PER_BYTE.get((String) row.get("backend")),
                     row.get("copiesPerByte") == null ? null : ((Number) row.get("copiesPerByte")).intValue());
         }
-        assertTrue(oneIsBest, "the best backend has ratio 1: " + r.out);
-        assertTrue(installed.contains((String) m.get("best")), r.out);
+        assertTrue(oneIsBest, "the best backend has ratio 1: " + r.out());
+        assertTrue(installed.contains((String) m.get("best")), r.out());
         assertEquals(List.of(), filesIn(S3.bucket()), "every object written (and the warm-up ones) is deleted");
-        assertEquals(png.toString(), m.get("plot"), r.out);
+        assertEquals(png.toString(), m.get("plot"), r.out());
         byte[] head = Arrays.copyOf(Files.readAllBytes(png), 8);
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, head, "a PNG");
         try (Stream<Path> s = Files.list(home)) {
@@ -125,42 +115,42 @@ class BackendsCliTest {
     @Test
     void backendsTableKeepsTheObjectsWithKeep() throws Exception {
         String first = s3Backends().get(0);
-        Run r = run(configured(), "backends", "s3://" + S3.bucket() + "/kept/", "--size", "6MiB", "--chunk", "5MiB",
+        CliRun r = run(configured(), "backends", "s3://" + S3.bucket() + "/kept/", "--size", "6MiB", "--chunk", "5MiB",
                 "--backends", first, "--keep", "--no-warmup", "--no-progress");
-        assertEquals(0, r.code, r.err);
-        assertTrue(r.out.contains("backend ") && r.out.contains("vs best"), r.out);
-        assertTrue(Pattern.compile("(?m)^" + first + " .* yes +1\\.00$").matcher(r.out).find(), r.out);
-        assertTrue(r.out.contains("objects kept under s3://" + S3.bucket() + "/kept/"), r.out);
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("backend ") && r.out().contains("vs best"), r.out());
+        assertTrue(Pattern.compile("(?m)^" + first + " .* yes +1\\.00$").matcher(r.out()).find(), r.out());
+        assertTrue(r.out().contains("objects kept under s3://" + S3.bucket() + "/kept/"), r.out());
         assertTrue(Files.exists(S3.dataDir().resolve(S3.bucket()).resolve("kept").resolve(first + ".bin")),
                 filesIn(S3.bucket()).toString());
-        Run unknown = run(configured(), "backends", "s3://" + S3.bucket() + "/x", "--backends", "nope");
-        assertEquals(2, unknown.code, unknown.err);
-        assertTrue(unknown.err.contains("--backends: no S3 backend called 'nope' is installed"), unknown.err);
+        CliRun unknown = run(configured(), "backends", "s3://" + S3.bucket() + "/x", "--backends", "nope");
+        assertEquals(2, unknown.code(), unknown.err());
+        assertTrue(unknown.err().contains("--backends: no S3 backend called 'nope' is installed"), unknown.err());
     }
 
     @Test
     void withoutAnEndpointOrTheJarOneLineSaysHowToGetIt() {
         Path missing = home.resolve("no-such-s3proxy.jar");
-        Run backends = run(unconfigured(missing.toString()), "backends", "--size", "6MiB", "--no-progress");
-        assertEquals(2, backends.code, backends.err);
-        assertEquals(1, backends.err.lines().count(), backends.err);
-        assertTrue(backends.err.startsWith("dgen4j: no S3 endpoint is configured (AWS_ENDPOINT_URL, or .env) and the "
+        CliRun backends = run(unconfigured(missing.toString()), "backends", "--size", "6MiB", "--no-progress");
+        assertEquals(2, backends.code(), backends.err());
+        assertEquals(1, backends.err().lines().count(), backends.err());
+        assertTrue(backends.err().startsWith("dgen4j: no S3 endpoint is configured (AWS_ENDPOINT_URL, or .env) and the "
                 + "local s3proxy jar is missing (" + missing + "): build it with ./build -DskipTests -pl java/cli -am "
-                + "package"), backends.err);
+                + "package"), backends.err());
         // quickstart does not need S3: part 1 runs, part 2 is skipped with that line, the exit status is 0
-        Run quick = run(unconfigured(missing.toString()), "quickstart", "--dir", home.toString(), "--size", "8MiB",
+        CliRun quick = run(unconfigured(missing.toString()), "quickstart", "--dir", home.toString(), "--size", "8MiB",
                 "--chunk", "4MiB", "--no-progress", "--json");
-        assertEquals(0, quick.code, quick.err);
-        assertTrue(quick.err.contains("dgen4j: quickstart part 2 (object storage) skipped: no S3 endpoint is "
-                + "configured"), quick.err);
+        assertEquals(0, quick.code(), quick.err());
+        assertTrue(quick.err().contains("dgen4j: quickstart part 2 (object storage) skipped: no S3 endpoint is "
+                + "configured"), quick.err());
         @SuppressWarnings("unchecked")
-        Map<String, Object> s3 = (Map<String, Object>) JsonRead.object(quick.out).get("s3");
-        assertTrue(((String) s3.get("skipped")).contains("s3proxy jar is missing"), quick.out);
-        Run none = run(unconfigured(missing.toString()), "quickstart", "--dir", home.toString(), "--size", "8MiB",
+        Map<String, Object> s3 = (Map<String, Object>) JsonRead.object(quick.out()).get("s3");
+        assertTrue(((String) s3.get("skipped")).contains("s3proxy jar is missing"), quick.out());
+        CliRun none = run(unconfigured(missing.toString()), "quickstart", "--dir", home.toString(), "--size", "8MiB",
                 "--chunk", "4MiB", "--no-progress", "--no-s3", "--json");
-        assertEquals(0, none.code, none.err);
-        assertEquals("", none.err);
-        assertNull(JsonRead.object(none.out).get("s3"), none.out);
+        assertEquals(0, none.code(), none.err());
+        assertEquals("", none.err());
+        assertNull(JsonRead.object(none.out()).get("s3"), none.out());
     }
 
     @Test
@@ -168,22 +158,22 @@ class BackendsCliTest {
         String jar = System.getProperty(S3ProxyExtension.JAR_PROPERTY);
         assertNotNull(jar, "surefire names the s3proxy jar in " + S3ProxyExtension.JAR_PROPERTY);
         Path dir = Files.createDirectory(home.resolve("qs"));
-        Run r = run(unconfigured(jar), "quickstart", "--dir", dir.toString(), "--size", "12MiB", "--chunk", "4MiB",
+        CliRun r = run(unconfigured(jar), "quickstart", "--dir", dir.toString(), "--size", "12MiB", "--chunk", "4MiB",
                 "--no-progress", "--json");
-        assertEquals(0, r.code, r.err);
+        assertEquals(0, r.code(), r.err());
         Matcher started = Pattern.compile("no S3 endpoint configured: started a local s3proxy on "
-                + "(http://127\\.0\\.0\\.1:\\d+) \\(filesystem in (\\S+)\\)").matcher(r.err);
-        assertTrue(started.find(), r.err);
+                + "(http://127\\.0\\.0\\.1:\\d+) \\(filesystem in (\\S+)\\)").matcher(r.err());
+        assertTrue(started.find(), r.err());
         assertFalse(Files.exists(Path.of(started.group(2))), "the local s3proxy's files are removed");
-        Map<String, Object> m = JsonRead.object(r.out);
+        Map<String, Object> m = JsonRead.object(r.out());
         @SuppressWarnings("unchecked")
         Map<String, Object> s3 = (Map<String, Object>) m.get("s3");
-        assertEquals(true, s3.get("localS3proxy"), r.out);
+        assertEquals(true, s3.get("localS3proxy"), r.out());
         assertEquals(started.group(1), s3.get("endpoint"));
         assertEquals(12L << 20, ((Number) s3.get("sizeBytes")).longValue());
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rows = (List<Map<String, Object>>) s3.get("backends");
-        assertEquals(s3Backends(), rows.stream().map(x -> x.get("backend")).toList(), r.out);
+        assertEquals(s3Backends(), rows.stream().map(x -> x.get("backend")).toList(), r.out());
         for (Map<String, Object> row : rows) {
             assertEquals(true, row.get("verified"), row.toString());
         }
@@ -191,10 +181,10 @@ class BackendsCliTest {
             assertEquals(List.of(), s.toList(), "quickstart left files");
         }
         // the text summary has part 2's table
-        Run text = run(unconfigured(jar), "quickstart", "--dir", dir.toString(), "--size", "8MiB", "--chunk", "4MiB",
+        CliRun text = run(unconfigured(jar), "quickstart", "--dir", dir.toString(), "--size", "8MiB", "--chunk", "4MiB",
                 "--no-progress");
-        assertEquals(0, text.code, text.err);
-        assertTrue(text.out.contains("Part 2, object storage: 8.00 MiB per backend to http://127.0.0.1:"), text.out);
-        assertTrue(text.out.contains("(a local s3proxy started for this run)"), text.out);
+        assertEquals(0, text.code(), text.err());
+        assertTrue(text.out().contains("Part 2, object storage: 8.00 MiB per backend to http://127.0.0.1:"), text.out());
+        assertTrue(text.out().contains("(a local s3proxy started for this run)"), text.out());
     }
 }

@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.s3.LocalS3Proxy;
 import io.dgen4j.s3.S3ProxyExtension;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -68,16 +66,8 @@ class EndpointsCliTest {
         }
     }
 
-    private record Run(int code, String out, String err) {}
-
-    private Run run(Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-        Run r = new Run(code, out.toString(), err.toString());
-        assertFalse(r.out.contains(SECRET), r.out);
-        assertFalse(r.err.contains(SECRET), r.err);
-        return r;
+    private CliRun run(Map<String, String> env, String... args) {
+        return CliRun.hiding(SECRET, env, args);
     }
 
     private Map<String, String> env(String... kv) {
@@ -118,34 +108,34 @@ class EndpointsCliTest {
 
     @Test
     void twoGatewaysUpAndADeadEndpointDownWithItsCause() {
-        Run r = run(env("S3_ENDPOINT_URIS", uris(ea(), eb(), DEAD)), "endpoints", "s3://" + bucket,
+        CliRun r = run(env("S3_ENDPOINT_URIS", uris(ea(), eb(), DEAD)), "endpoints", "s3://" + bucket,
                 "--backend", HttpProbeTransportFactory.NAME, "--probes", "3");
-        assertEquals(3, r.code, r.out + r.err);
-        assertTrue(r.out.startsWith("dgen4j endpoints: 3 endpoints (round_robin), bucket " + bucket
-                + ", backend test-http, 3 HEAD-bucket probes each\n"), r.out);
+        assertEquals(3, r.code(), r.out() + r.err());
+        assertTrue(r.out().startsWith("dgen4j endpoints: 3 endpoints (round_robin), bucket " + bucket
+                + ", backend test-http, 3 HEAD-bucket probes each\n"), r.out());
         assertEquals(List.of("endpoint", "probes", "p50", "ms", "p99", "ms", "state", "cause"),
-                List.of(r.out.lines().toList().get(1).split("\\s+")));
-        List<String> upA = row(r.out, ea());
-        assertEquals(List.of("3/3", "up", "-"), List.of(upA.get(1), upA.get(4), upA.get(5)), r.out);
+                List.of(r.out().lines().toList().get(1).split("\\s+")));
+        List<String> upA = row(r.out(), ea());
+        assertEquals(List.of("3/3", "up", "-"), List.of(upA.get(1), upA.get(4), upA.get(5)), r.out());
         assertTrue(Double.parseDouble(upA.get(2)) > 0 && Double.parseDouble(upA.get(3)) >= Double.parseDouble(upA.get(2)));
-        List<String> upB = row(r.out, eb());
-        assertEquals(List.of("3/3", "up"), List.of(upB.get(1), upB.get(4)), r.out);
-        List<String> down = row(r.out, DEAD);
-        assertEquals(List.of("0/1", "-", "-", "down"), down.subList(1, 5), r.out);
-        assertTrue(r.out.contains("down  HeadBucket of s3://" + bucket + " at " + DEAD + ": connection refused\n"),
-                r.out);
-        assertTrue(r.out.endsWith("2 of 3 endpoints up\n"), r.out);
-        assertEquals("dgen4j: 1 of 3 S3 endpoints are down\n", r.err);
+        List<String> upB = row(r.out(), eb());
+        assertEquals(List.of("3/3", "up"), List.of(upB.get(1), upB.get(4)), r.out());
+        List<String> down = row(r.out(), DEAD);
+        assertEquals(List.of("0/1", "-", "-", "down"), down.subList(1, 5), r.out());
+        assertTrue(r.out().contains("down  HeadBucket of s3://" + bucket + " at " + DEAD + ": connection refused\n"),
+                r.out());
+        assertTrue(r.out().endsWith("2 of 3 endpoints up\n"), r.out());
+        assertEquals("dgen4j: 1 of 3 S3 endpoints are down\n", r.err());
     }
 
     @Test
     void jsonIsOneObjectWithEveryEndpoint() {
-        Run r = run(env("S3_ENDPOINT_URIS", uris(DEAD, ea(), eb()), "S3_LOAD_BALANCE_STRATEGY", "rank",
+        CliRun r = run(env("S3_ENDPOINT_URIS", uris(DEAD, ea(), eb()), "S3_LOAD_BALANCE_STRATEGY", "rank",
                         "OMPI_COMM_WORLD_RANK", "4", "OMPI_COMM_WORLD_SIZE", "6", "DGEN4J_S3_BACKEND", "test-http"),
                 "endpoints", "s3://" + bucket + "/some/key", "--json", "--probes", "2");
-        assertEquals(3, r.code, r.err);
-        assertEquals(1, r.out.lines().count(), r.out);
-        Map<String, Object> m = JsonRead.object(r.out);
+        assertEquals(3, r.code(), r.err());
+        assertEquals(1, r.out().lines().count(), r.out());
+        Map<String, Object> m = JsonRead.object(r.out());
         assertEquals(bucket, m.get("bucket"));
         assertEquals("test-http", m.get("backend"));
         assertEquals("rank", m.get("strategy"));
@@ -168,12 +158,12 @@ class EndpointsCliTest {
             assertEquals(null, up.get("failureKind"));
             assertTrue(((Number) up.get("p50Millis")).doubleValue() > 0, up.toString());
         }
-        Run allUp = run(env("S3_ENDPOINT_URIS", uris(ea(), eb()), "DGEN4J_S3_BACKEND", "test-http"),
+        CliRun allUp = run(env("S3_ENDPOINT_URIS", uris(ea(), eb()), "DGEN4J_S3_BACKEND", "test-http"),
                 "endpoints", "s3://" + bucket, "--json", "--probes", "1", "--balance", "least_connections",
                 "--pin-upload");
-        assertEquals(0, allUp.code, allUp.err);
-        assertEquals("", allUp.err);
-        Map<String, Object> ok = JsonRead.object(allUp.out);
+        assertEquals(0, allUp.code(), allUp.err());
+        assertEquals("", allUp.err());
+        Map<String, Object> ok = JsonRead.object(allUp.out());
         assertEquals("least_connections", ok.get("strategy"));
         assertEquals(true, ok.get("pinUpload"));
         assertEquals(0L, ((Number) ok.get("down")).longValue());
@@ -181,10 +171,10 @@ class EndpointsCliTest {
 
     @Test
     void aMissingBucketIsARequestFailureOnEveryGateway() {
-        Run r = run(env("S3_ENDPOINT_URIS", uris(ea(), eb())), "endpoints", "s3://no-such-bucket-here",
+        CliRun r = run(env("S3_ENDPOINT_URIS", uris(ea(), eb())), "endpoints", "s3://no-such-bucket-here",
                 "--backend", "test-http", "--json");
-        assertEquals(3, r.code, r.err);
-        for (Map<String, Object> e : endpoints(JsonRead.object(r.out))) {
+        assertEquals(3, r.code(), r.err());
+        for (Map<String, Object> e : endpoints(JsonRead.object(r.out()))) {
             assertEquals("down", e.get("state"));
             assertEquals("request", e.get("failureKind"));
             assertEquals(1L, ((Number) e.get("requests")).longValue(), "probes stop at the first failure");
@@ -197,34 +187,34 @@ class EndpointsCliTest {
     void optionsOverrideTheEnvironment() throws IOException {
         Map<String, String> deadEnv = env("S3_ENDPOINT_URIS", DEAD, "S3_LOAD_BALANCE_STRATEGY", "rank",
                 "DGEN4J_S3_BACKEND", "test-http", "DGEN4J_S3_BUCKET", bucket);
-        Run flags = run(deadEnv, "endpoints", "--endpoints", ea(), "--endpoints", eb(), "--probes", "1");
-        assertEquals(0, flags.code, flags.out + flags.err);
-        assertTrue(flags.out.startsWith("dgen4j endpoints: 2 endpoints (rank, rank 0 uses " + ea() + "), bucket "
-                + bucket), flags.out);
-        assertFalse(flags.out.contains(DEAD), flags.out);
-        Run balanced = run(deadEnv, "endpoints", "--endpoints", uris(ea(), eb()), "--balance", "round-robin",
+        CliRun flags = run(deadEnv, "endpoints", "--endpoints", ea(), "--endpoints", eb(), "--probes", "1");
+        assertEquals(0, flags.code(), flags.out() + flags.err());
+        assertTrue(flags.out().startsWith("dgen4j endpoints: 2 endpoints (rank, rank 0 uses " + ea() + "), bucket "
+                + bucket), flags.out());
+        assertFalse(flags.out().contains(DEAD), flags.out());
+        CliRun balanced = run(deadEnv, "endpoints", "--endpoints", uris(ea(), eb()), "--balance", "round-robin",
                 "--probes", "1");
-        assertEquals(0, balanced.code, balanced.err);
-        assertTrue(balanced.out.startsWith("dgen4j endpoints: 2 endpoints (round_robin), "), balanced.out);
+        assertEquals(0, balanced.code(), balanced.err());
+        assertTrue(balanced.out().startsWith("dgen4j endpoints: 2 endpoints (round_robin), "), balanced.out());
 
         String port = Integer.toString(a.endpoint().getPort());
-        Run template = run(deadEnv, "endpoints", "--endpoint-template", "http://127.0.0.{1...1}:" + port,
+        CliRun template = run(deadEnv, "endpoints", "--endpoint-template", "http://127.0.0.{1...1}:" + port,
                 "--probes", "1");
-        assertEquals(0, template.code, template.err);
-        assertTrue(template.out.startsWith("dgen4j endpoints: 1 endpoint (rank, rank 0 uses " + ea() + ")"),
-                template.out);
+        assertEquals(0, template.code(), template.err());
+        assertTrue(template.out().startsWith("dgen4j endpoints: 1 endpoint (rank, rank 0 uses " + ea() + ")"),
+                template.out());
 
         Path file = Files.writeString(home.resolve("gateways.txt"), "# cluster\n" + eb() + "\n\n" + DEAD + "  # gone\n");
-        Run fromFile = run(env("DGEN4J_S3_BACKEND", "test-http", "AWS_ENDPOINT_URL", ea()), "endpoints",
+        CliRun fromFile = run(env("DGEN4J_S3_BACKEND", "test-http", "AWS_ENDPOINT_URL", ea()), "endpoints",
                 "s3://" + bucket, "--endpoint-file", file.toString(), "--probes", "1", "--json");
-        assertEquals(3, fromFile.code, fromFile.err);
-        assertEquals(List.of(eb(), DEAD), endpoints(JsonRead.object(fromFile.out)).stream()
+        assertEquals(3, fromFile.code(), fromFile.err());
+        assertEquals(List.of(eb(), DEAD), endpoints(JsonRead.object(fromFile.out())).stream()
                 .map(e -> e.get("endpoint")).toList());
 
         // --backend over DGEN4J_S3_BACKEND
-        Run backend = run(env("DGEN4J_S3_BACKEND", "nope", "AWS_ENDPOINT_URL", ea()), "endpoints", "s3://" + bucket,
+        CliRun backend = run(env("DGEN4J_S3_BACKEND", "nope", "AWS_ENDPOINT_URL", ea()), "endpoints", "s3://" + bucket,
                 "--backend", "test-http", "--probes", "1");
-        assertEquals(0, backend.code, backend.err);
+        assertEquals(0, backend.code(), backend.err());
     }
 
     @Test
@@ -232,26 +222,26 @@ class EndpointsCliTest {
         Path file = Files.writeString(home.resolve("eps"), DEAD + "\n");
         String template = "http://127.0.0.{1...1}:" + b.endpoint().getPort();
         // URIS over TEMPLATE over FILE; any of them over AWS_ENDPOINT_URL
-        Run uris = run(env("S3_ENDPOINT_URIS", ea(), "S3_ENDPOINT_TEMPLATE", template, "S3_ENDPOINT_FILE",
+        CliRun uris = run(env("S3_ENDPOINT_URIS", ea(), "S3_ENDPOINT_TEMPLATE", template, "S3_ENDPOINT_FILE",
                 file.toString(), "AWS_ENDPOINT_URL", DEAD), "endpoints", "s3://" + bucket, "--backend", "test-http",
                 "--json", "--probes", "1");
-        assertEquals(0, uris.code, uris.err);
-        assertEquals(List.of(ea()), endpoints(JsonRead.object(uris.out)).stream().map(e -> e.get("endpoint")).toList());
-        Run tmpl = run(env("S3_ENDPOINT_TEMPLATE", template, "S3_ENDPOINT_FILE", file.toString(),
+        assertEquals(0, uris.code(), uris.err());
+        assertEquals(List.of(ea()), endpoints(JsonRead.object(uris.out())).stream().map(e -> e.get("endpoint")).toList());
+        CliRun tmpl = run(env("S3_ENDPOINT_TEMPLATE", template, "S3_ENDPOINT_FILE", file.toString(),
                 "AWS_ENDPOINT_URL", DEAD), "endpoints", "s3://" + bucket, "--backend", "test-http", "--json",
                 "--probes", "1");
-        assertEquals(0, tmpl.code, tmpl.err);
-        assertEquals(List.of(eb()), endpoints(JsonRead.object(tmpl.out)).stream().map(e -> e.get("endpoint")).toList());
-        Run fromFile = run(env("S3_ENDPOINT_FILE", file.toString(), "AWS_ENDPOINT_URL", ea()), "endpoints",
+        assertEquals(0, tmpl.code(), tmpl.err());
+        assertEquals(List.of(eb()), endpoints(JsonRead.object(tmpl.out())).stream().map(e -> e.get("endpoint")).toList());
+        CliRun fromFile = run(env("S3_ENDPOINT_FILE", file.toString(), "AWS_ENDPOINT_URL", ea()), "endpoints",
                 "s3://" + bucket, "--backend", "test-http", "--json", "--probes", "1");
-        assertEquals(3, fromFile.code, fromFile.err);
-        assertEquals(List.of(DEAD), endpoints(JsonRead.object(fromFile.out)).stream().map(e -> e.get("endpoint"))
+        assertEquals(3, fromFile.code(), fromFile.err());
+        assertEquals(List.of(DEAD), endpoints(JsonRead.object(fromFile.out())).stream().map(e -> e.get("endpoint"))
                 .toList());
         // no set: the single endpoint alone, and no strategy
-        Run single = run(env("AWS_ENDPOINT_URL", eb()), "endpoints", "s3://" + bucket, "--backend", "test-http",
+        CliRun single = run(env("AWS_ENDPOINT_URL", eb()), "endpoints", "s3://" + bucket, "--backend", "test-http",
                 "--json", "--probes", "1");
-        assertEquals(0, single.code, single.err);
-        Map<String, Object> m = JsonRead.object(single.out);
+        assertEquals(0, single.code(), single.err());
+        Map<String, Object> m = JsonRead.object(single.out());
         assertEquals(null, m.get("strategy"));
         assertEquals(List.of(eb()), endpoints(m).stream().map(e -> e.get("endpoint")).toList());
     }
@@ -302,10 +292,10 @@ class EndpointsCliTest {
                 "--no-progress"), "dgen4j: --endpoints applies to s3:// targets, not " + home.resolve("x.bin"));
     }
 
-    private static void assertUsage(Run r, String line) {
-        assertEquals(2, r.code, r.out + r.err);
-        assertEquals("", r.out);
-        assertEquals(List.of(line), r.err.lines().toList());
+    private static void assertUsage(CliRun r, String line) {
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertEquals(List.of(line), r.err().lines().toList());
     }
 
     @Test
@@ -313,20 +303,20 @@ class EndpointsCliTest {
         // the aws backend reaches the set's first endpoint until the shared driver spreads parts;
         // the two gateways share their files, so a save through one loads through the other
         String target = "s3://" + bucket + "/opts/ckpt.bin";
-        Run save = run(env("S3_ENDPOINT_URIS", DEAD), "save", target, "--size", "6MiB", "--chunk", "5MiB",
+        CliRun save = run(env("S3_ENDPOINT_URIS", DEAD), "save", target, "--size", "6MiB", "--chunk", "5MiB",
                 "--no-progress", "--backend", "aws", "--endpoints", uris(ea(), eb()), "--balance",
                 "least_connections", "--json");
-        assertEquals(0, save.code, save.err);
-        assertTrue(save.out.contains(ea()), save.out);
-        Run load = run(env("S3_ENDPOINT_URIS", DEAD), "load", target, "--verify", "--chunk", "5MiB",
+        assertEquals(0, save.code(), save.err());
+        assertTrue(save.out().contains(ea()), save.out());
+        CliRun load = run(env("S3_ENDPOINT_URIS", DEAD), "load", target, "--verify", "--chunk", "5MiB",
                 "--no-progress", "--backend", "aws", "--endpoint-template", "http://127.0.0.{1...1}:"
                         + b.endpoint().getPort(), "--json");
-        assertEquals(0, load.code, load.err);
-        assertTrue(load.out.contains("\"verified\":true"), load.out);
-        assertTrue(load.out.contains(" at http://127.0.0.1:" + b.endpoint().getPort()), load.out);
-        Run bad = run(env(), "load", target, "--endpoints", "http://ok:1,http://", "--no-progress");
-        assertEquals(2, bad.code, bad.err);
-        assertTrue(bad.err.startsWith("dgen4j: --endpoints entry 2 must be an http:// or https:// URL with a host"),
-                bad.err);
+        assertEquals(0, load.code(), load.err());
+        assertTrue(load.out().contains("\"verified\":true"), load.out());
+        assertTrue(load.out().contains(" at http://127.0.0.1:" + b.endpoint().getPort()), load.out());
+        CliRun bad = run(env(), "load", target, "--endpoints", "http://ok:1,http://", "--no-progress");
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().startsWith("dgen4j: --endpoints entry 2 must be an http:// or https:// URL with a host"),
+                bad.err());
     }
 }

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.s3.S3ProxyExtension;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -74,16 +72,8 @@ class EndpointsFailoverCliTest {
         S3.start();
     }
 
-    private record Run(int code, String out, String err) {}
-
-    private Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env());
-        Run r = new Run(code, out.toString(), err.toString());
-        assertFalse(r.out.contains(S3ProxyExtension.SECRET_KEY), r.out);
-        assertFalse(r.err.contains(S3ProxyExtension.SECRET_KEY), r.err);
-        return r;
+    private CliRun run(String... args) {
+        return CliRun.hiding(S3ProxyExtension.SECRET_KEY, env(), args);
     }
 
     private Map<String, String> env() {
@@ -104,14 +94,14 @@ class EndpointsFailoverCliTest {
     }
 
     /** {@code save TARGET --size S --chunk 5MiB --backend aws --endpoints A,B,C --no-progress} and more. */
-    private Run save(String key, long size, String... more) {
+    private CliRun save(String key, long size, String... more) {
         List<String> args = new ArrayList<>(List.of("save", target(key), "--size", Long.toString(size), "--chunk",
                 "5MiB", "--seed", "7", "--backend", "aws", "--endpoints", endpoints(), "--no-progress"));
         args.addAll(List.of(more));
         return run(args.toArray(String[]::new));
     }
 
-    private Run loadVerify(String key, String... more) {
+    private CliRun loadVerify(String key, String... more) {
         List<String> args = new ArrayList<>(List.of("load", target(key), "--verify", "--chunk", "5MiB", "--backend",
                 "aws", "--endpoints", endpoints(), "--no-progress"));
         args.addAll(List.of(more));
@@ -143,27 +133,27 @@ class EndpointsFailoverCliTest {
     @Test
     @Order(1)
     void roundRobinSpreadsThePartsEvenlyOverThreeGateways() {
-        Run save = save("rr.bin", 9 * PART, "--writers", "2", "--buffers", "3", "--balance", "round_robin", "--json");
-        assertEquals(0, save.code, save.err);
-        Map<String, Object> m = JsonRead.object(save.out);
-        assertTrue(((String) m.get("backend")).contains("3 endpoints (round_robin)"), save.out);
+        CliRun save = save("rr.bin", 9 * PART, "--writers", "2", "--buffers", "3", "--balance", "round_robin", "--json");
+        assertEquals(0, save.code(), save.err());
+        Map<String, Object> m = JsonRead.object(save.out());
+        assertTrue(((String) m.get("backend")).contains("3 endpoints (round_robin)"), save.out());
         List<Map<String, Object>> figures = endpointFigures(m);
         assertEquals(uris(), names(figures));
-        assertEquals(List.of(3L, 3L, 3L), parts(figures), save.out);
+        assertEquals(List.of(3L, 3L, 3L), parts(figures), save.out());
         for (Map<String, Object> e : figures) {
-            assertEquals(3 * PART, number(e, "bytes"), save.out);
-            assertEquals(0L, number(e, "errors"), save.out);
-            assertEquals(0L, number(e, "markedDown"), save.out);
+            assertEquals(3 * PART, number(e, "bytes"), save.out());
+            assertEquals(0L, number(e, "errors"), save.out());
+            assertEquals(0L, number(e, "markedDown"), save.out());
             assertEquals("up", e.get("state"));
         }
-        Run load = loadVerify("rr.bin", "--json");
-        assertEquals(0, load.code, load.err);
-        Map<String, Object> l = JsonRead.object(load.out);
+        CliRun load = loadVerify("rr.bin", "--json");
+        assertEquals(0, load.code(), load.err());
+        Map<String, Object> l = JsonRead.object(load.out());
         assertEquals(Boolean.TRUE, l.get("verified"));
         // the ranged GETs are spread too: every gateway served some of the bytes, all of them once
-        assertEquals(9 * PART, endpointFigures(l).stream().mapToLong(e -> number(e, "bytes")).sum(), load.out);
+        assertEquals(9 * PART, endpointFigures(l).stream().mapToLong(e -> number(e, "bytes")).sum(), load.out());
         for (Map<String, Object> e : endpointFigures(l)) {
-            assertTrue(number(e, "bytes") > 0, load.out);
+            assertTrue(number(e, "bytes") > 0, load.out());
         }
         assertEquals(List.of(), uploads("rr.bin"));
     }
@@ -172,18 +162,18 @@ class EndpointsFailoverCliTest {
     @Order(2)
     void leastConnectionsGivesASequentialCallerAThirdOfThePartsOnEachGateway() {
         // one writer: one part in flight at a time, so every choice sees three idle gateways (a tie)
-        Run save = save("lc.bin", 12 * PART, "--writers", "1", "--buffers", "2", "--balance", "least_connections",
+        CliRun save = save("lc.bin", 12 * PART, "--writers", "1", "--buffers", "2", "--balance", "least_connections",
                 "--json");
-        assertEquals(0, save.code, save.err);
-        List<Long> parts = parts(endpointFigures(JsonRead.object(save.out)));
-        assertEquals(12L, parts.stream().mapToLong(Long::longValue).sum(), save.out);
+        assertEquals(0, save.code(), save.err());
+        List<Long> parts = parts(endpointFigures(JsonRead.object(save.out())));
+        assertEquals(12L, parts.stream().mapToLong(Long::longValue).sum(), save.out());
         for (long p : parts) {
             double share = p / 12.0;
             assertTrue(share >= 0.30 && share <= 0.37, "each gateway 30-37 % of the parts: " + parts);
         }
-        Run load = loadVerify("lc.bin", "--balance", "least_connections");
-        assertEquals(0, load.code, load.err);
-        assertTrue(load.out.contains("every byte verified"), load.out);
+        CliRun load = loadVerify("lc.bin", "--balance", "least_connections");
+        assertEquals(0, load.code(), load.err());
+        assertTrue(load.out().contains("every byte verified"), load.out());
     }
 
     @Test
@@ -192,7 +182,7 @@ class EndpointsFailoverCliTest {
         long size = 96L << 20;
         Path objects = S3.dataDir().resolve(S3.bucket());
         long before = bytesUnder(objects);
-        CompletableFuture<Run> saving = CompletableFuture.supplyAsync(() -> save("failover.bin", size, "--writers", "2", "--buffers", "3",
+        CompletableFuture<CliRun> saving = CompletableFuture.supplyAsync(() -> save("failover.bin", size, "--writers", "2", "--buffers", "3",
                 "--balance", "round_robin"));
         // kill gateway 1 once two parts' worth of the new object has reached the store: mid-save
         boolean killed = false;
@@ -204,47 +194,47 @@ class EndpointsFailoverCliTest {
             }
             Thread.sleep(5);
         }
-        Run save = saving.get();
-        assertTrue(killed, "the save ended before two parts were stored: " + save.out + save.err);
-        assertEquals(0, save.code, save.out + save.err);
-        System.out.println("save with gateway 1 killed mid-save:\n" + save.out);
+        CliRun save = saving.get();
+        assertTrue(killed, "the save ended before two parts were stored: " + save.out() + save.err());
+        assertEquals(0, save.code(), save.out() + save.err());
+        System.out.println("save with gateway 1 killed mid-save:\n" + save.out());
         String victim = S3.endpoint(1).toString();
-        List<String> row = row(save.out, victim);
+        List<String> row = row(save.out(), victim);
         // endpoint requests MiB errors p50 p99 down state last-failure...
-        assertTrue(Long.parseLong(row.get(3)) >= 1, "errors on the killed gateway: " + save.out);
-        assertTrue(Long.parseLong(row.get(6)) >= 1, "marked down: " + save.out);
-        assertTrue(String.join(" ", row.subList(8, row.size())).contains(victim), save.out);
+        assertTrue(Long.parseLong(row.get(3)) >= 1, "errors on the killed gateway: " + save.out());
+        assertTrue(Long.parseLong(row.get(6)) >= 1, "marked down: " + save.out());
+        assertTrue(String.join(" ", row.subList(8, row.size())).contains(victim), save.out());
         double mib = 0;
         for (String u : uris()) {
-            mib += Double.parseDouble(row(save.out, u).get(2));
+            mib += Double.parseDouble(row(save.out(), u).get(2));
         }
-        assertEquals(96.0, mib, 0.05, "every part acknowledged once: " + save.out);
+        assertEquals(96.0, mib, 0.05, "every part acknowledged once: " + save.out());
 
         // gateway 1 still dead: the load reads and verifies every byte through the other two
-        Run load = loadVerify("failover.bin", "--json");
-        assertEquals(0, load.code, load.err);
-        Map<String, Object> l = JsonRead.object(load.out);
+        CliRun load = loadVerify("failover.bin", "--json");
+        assertEquals(0, load.code(), load.err());
+        Map<String, Object> l = JsonRead.object(load.out());
         assertEquals(Boolean.TRUE, l.get("verified"));
         assertEquals(size, number(l, "totalBytes"));
         assertEquals(List.of(), uploads("failover.bin"));
 
         // the probe, in a fresh look at the set: two up, the killed one down with its cause
-        Run probe = run("endpoints", "s3://" + S3.bucket(), "--backend", "aws", "--endpoints", endpoints(),
+        CliRun probe = run("endpoints", "s3://" + S3.bucket(), "--backend", "aws", "--endpoints", endpoints(),
                 "--probes", "5");
-        System.out.println("dgen4j endpoints with gateway 1 killed:\n" + probe.out + probe.err);
-        assertEquals(3, probe.code, probe.out + probe.err);
-        assertTrue(probe.out.startsWith("dgen4j endpoints: 3 endpoints (round_robin), bucket " + S3.bucket()
-                + ", backend aws, 5 HEAD-bucket probes each\n"), probe.out);
+        System.out.println("dgen4j endpoints with gateway 1 killed:\n" + probe.out() + probe.err());
+        assertEquals(3, probe.code(), probe.out() + probe.err());
+        assertTrue(probe.out().startsWith("dgen4j endpoints: 3 endpoints (round_robin), bucket " + S3.bucket()
+                + ", backend aws, 5 HEAD-bucket probes each\n"), probe.out());
         for (int i : new int[] {0, 2}) {
-            List<String> up = row(probe.out, S3.endpoint(i).toString());
-            assertEquals(List.of("5/5", "up", "-"), List.of(up.get(1), up.get(4), up.get(5)), probe.out);
+            List<String> up = row(probe.out(), S3.endpoint(i).toString());
+            assertEquals(List.of("5/5", "up", "-"), List.of(up.get(1), up.get(4), up.get(5)), probe.out());
         }
-        List<String> down = row(probe.out, victim);
-        assertEquals(List.of("-", "-", "down"), down.subList(2, 5), probe.out);
+        List<String> down = row(probe.out(), victim);
+        assertEquals(List.of("-", "-", "down"), down.subList(2, 5), probe.out());
         String cause = String.join(" ", down.subList(5, down.size()));
-        assertTrue(cause.startsWith("HeadBucket of s3://" + S3.bucket()) && cause.contains(victim), probe.out);
-        assertTrue(probe.out.endsWith("2 of 3 endpoints up\n"), probe.out);
-        assertEquals("dgen4j: 1 of 3 S3 endpoints are down\n", probe.err);
+        assertTrue(cause.startsWith("HeadBucket of s3://" + S3.bucket()) && cause.contains(victim), probe.out());
+        assertTrue(probe.out().endsWith("2 of 3 endpoints up\n"), probe.out());
+        assertEquals("dgen4j: 1 of 3 S3 endpoints are down\n", probe.err());
     }
 
     @Test
@@ -252,9 +242,9 @@ class EndpointsFailoverCliTest {
     void pinUploadKeepsEachObjectsPartsOnOneGateway() {
         List<Integer> used = new ArrayList<>();
         for (String key : List.of("pin-a.bin", "pin-b.bin")) {
-            Run save = save(key, 4 * PART, "--writers", "2", "--buffers", "3", "--balance", "round_robin", "--pin-upload", "--json");
-            assertEquals(0, save.code, save.err);
-            Map<String, Object> m = JsonRead.object(save.out);
+            CliRun save = save(key, 4 * PART, "--writers", "2", "--buffers", "3", "--balance", "round_robin", "--pin-upload", "--json");
+            assertEquals(0, save.code(), save.err());
+            Map<String, Object> m = JsonRead.object(save.out());
             List<Map<String, Object>> figures = endpointFigures(m);
             List<Integer> busy = new ArrayList<>();
             for (int i = 0; i < figures.size(); i++) {
@@ -262,16 +252,16 @@ class EndpointsFailoverCliTest {
                     busy.add(i);
                 }
             }
-            assertEquals(1, busy.size(), "every request of " + key + " on one gateway: " + save.out);
+            assertEquals(1, busy.size(), "every request of " + key + " on one gateway: " + save.out());
             int on = busy.getFirst();
-            assertEquals(4 * PART, number(figures.get(on), "bytes"), save.out);
-            assertTrue(((String) m.get("backend")).contains("pinned to " + S3.endpoint(on)), save.out);
+            assertEquals(4 * PART, number(figures.get(on), "bytes"), save.out());
+            assertTrue(((String) m.get("backend")).contains("pinned to " + S3.endpoint(on)), save.out());
             used.add(on);
-            Run load = loadVerify(key, "--pin-upload", "--json");
-            assertEquals(0, load.code, load.err);
-            Map<String, Object> l = JsonRead.object(load.out);
+            CliRun load = loadVerify(key, "--pin-upload", "--json");
+            assertEquals(0, load.code(), load.err());
+            Map<String, Object> l = JsonRead.object(load.out());
             assertEquals(Boolean.TRUE, l.get("verified"));
-            assertEquals(1L, endpointFigures(l).stream().filter(e -> number(e, "requests") > 0).count(), load.out);
+            assertEquals(1L, endpointFigures(l).stream().filter(e -> number(e, "requests") > 0).count(), load.out());
         }
         // objects, not parts, are spread: the next object's upload went to the next gateway
         assertFalse(used.get(0).equals(used.get(1)), "both objects on gateway " + used);
@@ -284,8 +274,8 @@ class EndpointsFailoverCliTest {
         long before = bytesUnder(objects);
         long[] killedAt = {0};
         // a guard against a hang, not a speed check: the failure comes within seconds
-        Run save = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
-            CompletableFuture<Run> saving = CompletableFuture.supplyAsync(() -> save("all-down.bin", 96L << 20,
+        CliRun save = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
+            CompletableFuture<CliRun> saving = CompletableFuture.supplyAsync(() -> save("all-down.bin", 96L << 20,
                     "--writers", "2", "--buffers", "3", "--balance", "least_connections"));
             while (!saving.isDone()) {
                 if (bytesUnder(objects) - before >= 2 * PART) {
@@ -297,20 +287,20 @@ class EndpointsFailoverCliTest {
             }
             return saving.get();
         });
-        assertTrue(killedAt[0] != 0, "the save ended before two parts were stored: " + save.out + save.err);
+        assertTrue(killedAt[0] != 0, "the save ended before two parts were stored: " + save.out() + save.err());
         System.out.printf("save failed %.1f s after every gateway was killed: exit %d, %s", (System.nanoTime()
-                - killedAt[0]) / 1e9, save.code, save.err);
-        assertEquals(3, save.code, save.out + save.err);
-        assertEquals("", save.out);
-        assertEquals(1, save.err.lines().count(), save.err);
-        assertTrue(save.err.startsWith("dgen4j: "), save.err);
-        assertTrue(save.err.contains(target("all-down.bin")), save.err);
-        assertTrue(save.err.contains("no S3 endpoint is healthy (3)"), save.err);
+                - killedAt[0]) / 1e9, save.code(), save.err());
+        assertEquals(3, save.code(), save.out() + save.err());
+        assertEquals("", save.out());
+        assertEquals(1, save.err().lines().count(), save.err());
+        assertTrue(save.err().startsWith("dgen4j: "), save.err());
+        assertTrue(save.err().contains(target("all-down.bin")), save.err());
+        assertTrue(save.err().contains("no S3 endpoint is healthy (3)"), save.err());
         for (String u : uris()) {
-            assertTrue(save.err.contains(u + ": "), u + " named with its cause in " + save.err);
+            assertTrue(save.err().contains(u + ": "), u + " named with its cause in " + save.err());
         }
-        Matcher id = Pattern.compile("upload (\\S+) of s3://\\S+/all-down\\.bin is left open").matcher(save.err);
-        assertTrue(id.find(), save.err);
+        Matcher id = Pattern.compile("upload (\\S+) of s3://\\S+/all-down\\.bin is left open").matcher(save.err());
+        assertTrue(id.find(), save.err());
 
         // one gateway back: the pool's background abort (this process still runs) removes the upload
         S3.start(0);

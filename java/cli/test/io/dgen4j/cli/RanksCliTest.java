@@ -27,13 +27,8 @@ class RanksCliTest {
     @TempDir
     Path dir;
 
-    private record Run(int code, String out, String err) {}
-
-    private static Run run(Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(Map<String, String> env, String... args) {
+        return CliRun.of(env, args);
     }
 
     private static Map<String, String> rank(int r, int n) {
@@ -53,7 +48,7 @@ class RanksCliTest {
     void eachRankSavesItsOwnShardWithTheSeedMixedWithItsRank() throws Exception {
         Path target = dir.resolve("ckpt");
         for (int r = 0; r < 2; r++) {
-            Run save = run(rank(r, 2), "save", target.toString(), "--size", "256KiB", "--chunk", "64KiB", "--seed", "7",
+            CliRun save = run(rank(r, 2), "save", target.toString(), "--size", "256KiB", "--chunk", "64KiB", "--seed", "7",
                     "--no-progress");
             assertEquals(0, save.code(), save.err());
             String why = "the command's environment is not this process's, so MPI is not started";
@@ -69,12 +64,12 @@ class RanksCliTest {
         }
         assertFalse(Files.exists(target), "no unsharded checkpoint");
         // each rank loads its own shard
-        Run load = run(rank(1, 2), "load", target.toString(), "--verify", "--chunk", "64KiB", "--no-progress");
+        CliRun load = run(rank(1, 2), "load", target.toString(), "--verify", "--chunk", "64KiB", "--no-progress");
         assertEquals(0, load.code(), load.err());
         assertTrue(load.out().startsWith("loaded 256.00 KiB (262144 bytes) from " + target + ".rank1: every byte verified"),
                 load.out());
         // the shards are plain checkpoints: a single process loads one by its name
-        Run plain = run(Map.of(), "load", target + ".rank0", "--verify", "--chunk", "64KiB", "--no-progress");
+        CliRun plain = run(Map.of(), "load", target + ".rank0", "--verify", "--chunk", "64KiB", "--no-progress");
         assertEquals(0, plain.code(), plain.err());
         assertEquals("", plain.err());
     }
@@ -82,7 +77,7 @@ class RanksCliTest {
     @Test
     void sameSeedKeepsTheSeedOnEveryRankAndAPlaceholderNamesTheShard() throws Exception {
         for (int r = 0; r < 2; r++) {
-            Run save = run(rank(r, 2), "save", dir.resolve("part-{rank}.bin").toString(), "--size", "64KiB",
+            CliRun save = run(rank(r, 2), "save", dir.resolve("part-{rank}.bin").toString(), "--size", "64KiB",
                     "--chunk", "64KiB", "--seed", "0x2a", "--same-seed", "--no-progress");
             assertEquals(0, save.code(), save.err());
             assertEquals("42", seedOf(dir.resolve("part-" + r + ".bin.manifest.json")));
@@ -93,7 +88,7 @@ class RanksCliTest {
     @Test
     void withoutASeedEachRankDrawsItsOwnAndTheShardsDiffer() throws Exception {
         for (int r = 0; r < 2; r++) {
-            Run save = run(rank(r, 2), "save", dir.resolve("c").toString(), "--size", "64KiB", "--chunk", "64KiB",
+            CliRun save = run(rank(r, 2), "save", dir.resolve("c").toString(), "--size", "64KiB", "--chunk", "64KiB",
                     "--no-progress");
             assertEquals(0, save.code(), save.err());
         }
@@ -106,7 +101,7 @@ class RanksCliTest {
 
     @Test
     void jsonWithoutMpiIsTheRanksOwnDocumentWithNoAggregate() throws Exception {
-        Run save = run(rank(1, 3), "save", dir.resolve("j").toString(), "--size", "64KiB", "--chunk", "64KiB",
+        CliRun save = run(rank(1, 3), "save", dir.resolve("j").toString(), "--size", "64KiB", "--chunk", "64KiB",
                 "--seed", "5", "--no-progress", "--json");
         assertEquals(0, save.code(), save.err());
         Map<String, Object> m = JsonRead.object(save.out());
@@ -129,7 +124,7 @@ class RanksCliTest {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.keySet().removeIf(k -> k.startsWith("OMPI_") || k.startsWith("PMI_") || k.startsWith("SLURM_")
                 || k.startsWith("MV2_"));
-        Run save = run(env, "save", dir.resolve("one").toString(), "--size", "64KiB", "--chunk", "64KiB", "--seed", "9",
+        CliRun save = run(env, "save", dir.resolve("one").toString(), "--size", "64KiB", "--chunk", "64KiB", "--seed", "9",
                 "--no-progress", "--json");
         assertEquals(0, save.code(), save.err());
         assertEquals("", save.err());

@@ -1,13 +1,10 @@
 package io.dgen4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.storage.StorageProviders;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -23,16 +20,8 @@ class S3CrtCliTest {
     @TempDir
     Path home;
 
-    private record Run(int code, String out, String err) {}
-
-    private Run run(Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-        Run r = new Run(code, out.toString(), err.toString());
-        assertFalse(r.out.contains(S3ProxyExtension.SECRET_KEY), r.out);
-        assertFalse(r.err.contains(S3ProxyExtension.SECRET_KEY), r.err);
-        return r;
+    private CliRun run(Map<String, String> env, String... args) {
+        return CliRun.hiding(S3ProxyExtension.SECRET_KEY, env, args);
     }
 
     private Map<String, String> env() {
@@ -48,25 +37,25 @@ class S3CrtCliTest {
     @Test
     void saveAndLoadVerifyThroughTheCrtBackend() {
         String target = "s3://" + S3.bucket() + "/cli/crt.bin";
-        Run save = run(env(), "save", target, "--size", "13MiB", "--chunk", "5MiB", "--buffers", "3", "--writers", "2",
+        CliRun save = run(env(), "save", target, "--size", "13MiB", "--chunk", "5MiB", "--buffers", "3", "--writers", "2",
                 "--seed", "7", "--no-progress", "--backend", "crt", "--json");
-        assertEquals(0, save.code, save.err);
-        assertTrue(save.out.contains("crt s3://" + S3.bucket() + "/cli/crt.bin at " + S3.endpoint()), save.out);
+        assertEquals(0, save.code(), save.err());
+        assertTrue(save.out().contains("crt s3://" + S3.bucket() + "/cli/crt.bin at " + S3.endpoint()), save.out());
         Map<String, String> viaEnv = env();
         viaEnv.put("DGEN4J_S3_BACKEND", "crt");
-        Run load = run(viaEnv, "load", target, "--verify", "--chunk", "5MiB", "--no-progress", "--json");
-        assertEquals(0, load.code, load.err);
-        assertTrue(load.out.contains("\"verified\":true"), load.out);
-        assertTrue(load.out.contains("crt s3://"), load.out);
+        CliRun load = run(viaEnv, "load", target, "--verify", "--chunk", "5MiB", "--no-progress", "--json");
+        assertEquals(0, load.code(), load.err());
+        assertTrue(load.out().contains("\"verified\":true"), load.out());
+        assertTrue(load.out().contains("crt s3://"), load.out());
     }
 
     @Test
     void aMissingBucketIsOneLineWithExitStatus3() {
-        Run r = run(env(), "save", "s3://no-such-bucket-dgen4j/x.bin", "--size", "6MiB", "--chunk", "5MiB",
+        CliRun r = run(env(), "save", "s3://no-such-bucket-dgen4j/x.bin", "--size", "6MiB", "--chunk", "5MiB",
                 "--backend", "crt", "--no-progress");
-        assertEquals(3, r.code, r.err);
-        assertEquals(1, r.err.lines().count(), r.err);
-        assertTrue(r.err.contains("bucket no-such-bucket-dgen4j does not exist at " + S3.endpoint()), r.err);
+        assertEquals(3, r.code(), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("bucket no-such-bucket-dgen4j does not exist at " + S3.endpoint()), r.err());
     }
 
     @Test

@@ -1,12 +1,9 @@
 package io.dgen4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.s3.S3ProxyExtension;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -29,16 +26,8 @@ class S3TransferCliTest {
     @TempDir
     Path home;
 
-    private record Run(int code, String out, String err) {}
-
-    private Run run(Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-        Run r = new Run(code, out.toString(), err.toString());
-        assertFalse(r.out.contains(S3ProxyExtension.SECRET_KEY), r.out);
-        assertFalse(r.err.contains(S3ProxyExtension.SECRET_KEY), r.err);
-        return r;
+    private CliRun run(Map<String, String> env, String... args) {
+        return CliRun.hiding(S3ProxyExtension.SECRET_KEY, env, args);
     }
 
     private Map<String, String> env(String... kv) {
@@ -71,24 +60,24 @@ class S3TransferCliTest {
             String key = "parts/" + backend + ".bin";
             String target = "s3://" + S3.bucket() + "/" + key;
             // 23 MiB in chunks of 10 MiB: parts of 5 MiB make 5 parts (the last 3 MiB), chunks alone would make 3
-            Run save = run(env(), "save", target, "--size", "23MiB", "--chunk", "10MiB", "--part-size", "5MiB",
+            CliRun save = run(env(), "save", target, "--size", "23MiB", "--chunk", "10MiB", "--part-size", "5MiB",
                     "--buffers", "3", "--writers", "2", "--seed", "11", "--no-progress", "--backend", backend, "--json");
-            assertEquals(0, save.code, backend + ": " + save.err);
+            assertEquals(0, save.code(), backend + ": " + save.err());
             assertTrue(etag(key).replace("\"", "").endsWith("-5"), backend + ": " + etag(key));
-            Run load = run(env(), "load", target, "--verify", "--chunk", "10MiB", "--no-progress", "--backend", backend,
+            CliRun load = run(env(), "load", target, "--verify", "--chunk", "10MiB", "--no-progress", "--backend", backend,
                     "--json");
-            assertEquals(0, load.code, backend + ": " + load.err);
-            assertTrue(load.out.contains("\"verified\":true"), load.out);
+            assertEquals(0, load.code(), backend + ": " + load.err());
+            assertTrue(load.out().contains("\"verified\":true"), load.out());
         }
         // the variable does the same; the default is one part per chunk
         String key = "parts/env.bin";
-        Run save = run(env("DGEN4J_S3_PART_SIZE", "5MiB"), "save", "s3://" + S3.bucket() + "/" + key, "--size",
+        CliRun save = run(env("DGEN4J_S3_PART_SIZE", "5MiB"), "save", "s3://" + S3.bucket() + "/" + key, "--size",
                 "23MiB", "--chunk", "10MiB", "--no-progress", "--backend", "aws");
-        assertEquals(0, save.code, save.err);
+        assertEquals(0, save.code(), save.err());
         assertTrue(etag(key).replace("\"", "").endsWith("-5"), etag(key));
-        Run plain = run(env(), "save", "s3://" + S3.bucket() + "/" + key, "--size", "23MiB", "--chunk", "10MiB",
+        CliRun plain = run(env(), "save", "s3://" + S3.bucket() + "/" + key, "--size", "23MiB", "--chunk", "10MiB",
                 "--no-progress", "--backend", "aws");
-        assertEquals(0, plain.code, plain.err);
+        assertEquals(0, plain.code(), plain.err());
         assertTrue(etag(key).replace("\"", "").endsWith("-3"), etag(key));
     }
 
@@ -96,13 +85,13 @@ class S3TransferCliTest {
     void fullChecksumsSaveAndLoadThroughEveryBackend() {
         for (String backend : List.of("aws", "crt", "minio")) {
             String target = "s3://" + S3.bucket() + "/sums/" + backend + ".bin";
-            Run save = run(env(), "save", target, "--size", "12MiB", "--chunk", "6MiB", "--checksums", "full",
+            CliRun save = run(env(), "save", target, "--size", "12MiB", "--chunk", "6MiB", "--checksums", "full",
                     "--seed", "5", "--no-progress", "--backend", backend);
-            assertEquals(0, save.code, backend + ": " + save.err);
-            Run load = run(env("DGEN4J_S3_CHECKSUMS", "full"), "load", target, "--verify", "--chunk", "6MiB",
+            assertEquals(0, save.code(), backend + ": " + save.err());
+            CliRun load = run(env("DGEN4J_S3_CHECKSUMS", "full"), "load", target, "--verify", "--chunk", "6MiB",
                     "--no-progress", "--backend", backend, "--json");
-            assertEquals(0, load.code, backend + ": " + load.err);
-            assertTrue(load.out.contains("\"verified\":true"), load.out);
+            assertEquals(0, load.code(), backend + ": " + load.err());
+            assertTrue(load.out().contains("\"verified\":true"), load.out());
         }
     }
 
@@ -143,9 +132,9 @@ class S3TransferCliTest {
                 "dgen4j: --checksums applies to s3:// targets, not " + file);
     }
 
-    private static void assertUsage(Run r, String line) {
-        assertEquals(2, r.code, r.out + r.err);
-        assertEquals("", r.out);
-        assertEquals(List.of(line), r.err.lines().toList());
+    private static void assertUsage(CliRun r, String line) {
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertEquals(List.of(line), r.err().lines().toList());
     }
 }
