@@ -634,12 +634,9 @@ public final class StreamingCheckpoint {
             // Slices past a known mismatch (found here or by another reader) are not read either.
             for (long at = 0; at < len && failure.get() == null && offset + at < firstMismatch.get(); at += step) {
                 long want = Math.min(step, len - at);
-                MemorySegment part = held.buf.asSlice(hotSlice ? 0 : at, want);
-                if (ring != null) {
-                    part = ring.next(held.buf, want);
-                    if (part == null) {
-                        return; // a failure while waiting for a slot
-                    }
+                MemorySegment part = ring != null ? ring.next(held.buf, want) : held.buf.asSlice(hotSlice ? 0 : at, want);
+                if (part == null) {
+                    return; // a failure while waiting for a ring slot
                 }
                 io.begin();
                 long n;

@@ -102,9 +102,6 @@ public final class SaveMinioVsAws {
             return save(names[which], settings, spec, bucket, size, part, inFlight);
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        PartCounters counters = MinioTransportFactory.counters();
-        long streamed0 = counters.streamedBytes();
-        long crcNanos0 = counters.crcNanos();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         plainUpload(plain, bucket, "bench/plain.bin", parts, inFlight, which == 3);
