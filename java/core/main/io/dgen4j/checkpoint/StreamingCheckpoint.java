@@ -328,6 +328,10 @@ public final class StreamingCheckpoint {
      * Memory stays bounded by the pool either way. The first mismatch is the smallest offset over all
      * chunks (chunks and slices past a known mismatch are skipped); any failure stops readers and
      * verifier promptly, and every buffer is returned before the pool closes.
+     *
+     * <p>A reader that finds no free buffer while chunks await the verifier thread compares their
+     * pieces itself ({@link #helpVerify}): one verifier thread cannot hold back many readers of a
+     * fast device, and a verifier kept off its CPU by other processes cannot stall the load.
      */
     private final class LoadRun {
         /**
@@ -351,6 +355,13 @@ public final class StreamingCheckpoint {
          * while the readers leave a CPU idle (the verifier thread runs with a ring only then).
          */
         static final long SPIN_NANOS = 200_000;
+
+        /**
+         * Bytes per compare call of handed-over bytes: small enough that readers waiting for a
+         * buffer share a chunk's compare with the verifier thread (at most one piece is left to
+         * wait for), large enough that a call's overhead is nothing (about 70 us of compare each).
+         */
+        static final long VERIFY_PIECE = 2L << 20;
 
         /** Slots of a reader's {@link Ring}: enough that the reader rarely waits on the verifier. */
         static final int RING_SLOTS = 8;
@@ -414,8 +425,30 @@ public final class StreamingCheckpoint {
             }
         }
 
-        /** Read bytes waiting for the verifier thread; {@code held == null} ends it. */
-        private record Pending(Held held, MemorySegment bytes, long offset, Ring ring) {}
+        /**
+         * Read bytes waiting for verification; {@code held == null} ends the verifier thread. Their
+         * compare is split into pieces of at most {@value #VERIFY_PIECE} bytes that the verifier
+         * thread and readers waiting for a buffer claim in turn; whoever finishes the last piece
+         * frees the bytes.
+         */
+        private static final class Pending {
+            final Held held;
+            final MemorySegment bytes;
+            final long offset;
+            final Ring ring;
+            final int pieces;
+            final AtomicInteger nextPiece = new AtomicInteger();
+            final AtomicInteger piecesLeft;
+
+            Pending(Held held, MemorySegment bytes, long offset, Ring ring) {
+                this.held = held;
+                this.bytes = bytes;
+                this.offset = offset;
+                this.ring = ring;
+                this.pieces = bytes == null ? 0 : (int) ((bytes.byteSize() + VERIFY_PIECE - 1) / VERIFY_PIECE);
+                this.piecesLeft = new AtomicInteger(pieces);
+            }
+        }
 
         private static final Pending END = new Pending(null, null, -1, null);
 
@@ -432,6 +465,10 @@ public final class StreamingCheckpoint {
         private final boolean hotSlice;
         /** Whether readers handing slices to the verifier thread cycle through a {@link Ring}. */
         private final boolean ringed;
+        /** The verifier thread's generator once open: readers waiting for a buffer use it too. */
+        private volatile Generator threadGen;
+        /** What the verifier thread is comparing, whose unclaimed pieces readers may take. */
+        private volatile Pending active;
         private final IoClock io = new IoClock();
         private final AtomicLong nextChunk = new AtomicLong();
         private final AtomicLong firstMismatch = new AtomicLong(Long.MAX_VALUE);
@@ -578,10 +615,14 @@ public final class StreamingCheckpoint {
                         return;
                     }
                     long len = Math.min(chunkSize, size - offset);
-                    // Waits while every buffer is being read or verified; the poll watches for failures.
+                    // Waits while every buffer is being read or verified, comparing pieces of handed-over
+                    // chunks meanwhile; the poll watches for failures.
                     MemorySegment buf = null;
                     while (buf == null && failure.get() == null) {
-                        buf = pool.acquire(50, TimeUnit.MILLISECONDS).orElse(null);
+                        buf = pool.acquire(0, TimeUnit.MILLISECONDS).orElse(null);
+                        if (buf == null && !helpVerify(pool)) {
+                            buf = pool.acquire(50, TimeUnit.MILLISECONDS).orElse(null);
+                        }
                     }
                     if (buf == null) {
                         return;
@@ -679,6 +720,7 @@ public final class StreamingCheckpoint {
             try {
                 gen = openVerifier();
                 verifier = gen.implementation();
+                threadGen = gen;
             } catch (Throwable t) {
                 fail(t); // the loop below then only gives the slices' buffers back
             }
@@ -713,20 +755,61 @@ public final class StreamingCheckpoint {
                 if (p.held == null) {
                     return;
                 }
+                active = p;
+                verifyPieces(pool, gen, p);
+                active = null;
+            }
+        }
+
+        /**
+         * A reader with no free buffer compares unclaimed pieces: of what the verifier thread is on,
+         * else of the next handed-over chunk. {@code false} when there was nothing to take.
+         */
+        private boolean helpVerify(BufferPool pool) {
+            Generator gen = threadGen;
+            if (gen == null) {
+                return false;
+            }
+            Pending p = active;
+            if (p != null && verifyPieces(pool, gen, p)) {
+                return true;
+            }
+            p = pending.poll();
+            if (p == null) {
+                return false;
+            }
+            verifyPieces(pool, gen, p); // never END: that is queued after every reader ended
+            return true;
+        }
+
+        /**
+         * Compares the pieces of {@code p} this thread claims until none is left; whoever finishes
+         * the last one frees its bytes. After a failure pieces are only counted. {@code false} when
+         * no piece was left to claim.
+         */
+        private boolean verifyPieces(BufferPool pool, Generator gen, Pending p) {
+            boolean claimed = false;
+            for (int i; (i = p.nextPiece.getAndIncrement()) < p.pieces; ) {
+                claimed = true;
+                long at = i * VERIFY_PIECE;
+                long len = Math.min(VERIFY_PIECE, p.bytes.byteSize() - at);
                 try {
-                    if (failure.get() == null && p.offset < firstMismatch.get()) {
-                        compare(gen, p.bytes, p.offset);
-                        progress.accept(done.addAndGet(p.bytes.byteSize()));
+                    if (gen != null && failure.get() == null && p.offset + at < firstMismatch.get()) {
+                        compare(gen, p.bytes.asSlice(at, len), p.offset + at);
+                        progress.accept(done.addAndGet(len));
                     }
                 } catch (Throwable t) {
                     fail(t);
                 } finally {
-                    if (p.ring != null) {
-                        p.ring.free.release();
+                    if (p.piecesLeft.decrementAndGet() == 0) {
+                        if (p.ring != null) {
+                            p.ring.free.release();
+                        }
+                        unref(pool, p.held);
                     }
-                    unref(pool, p.held);
                 }
             }
+            return claimed;
         }
 
         /** Compares {@code part} with the stream at {@code offset}, keeping the smallest mismatch found by any thread. */

@@ -8,6 +8,10 @@ import io.dgen4j.gen.DataSpec;
 import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -137,6 +141,72 @@ class LoadVerifyTest {
                 assertTrue(e.getMessage().contains("first mismatch at byte offset " + first), e.getMessage());
             }
         }
+    }
+
+    @Test
+    void aReaderWithNoFreeBufferVerifiesThePiecesTheVerifierThreadHasNotReached() throws Exception {
+        // O_DIRECT on ext4: whole 16 MiB chunks handed to the verifier thread, compared in 2 MiB pieces.
+        long size = (64L << 20) + 4097;
+        Path f = dir.resolve("help.bin");
+        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(16 << 20).spec(DATA);
+        b.buffers(2).writersInFlight(1).build().save(f.toString(), size);
+        // The verifier thread stalls inside its first piece (a verifier kept off its CPU) until a
+        // reader reports verified bytes: the one reader, holding none of the two buffers, must
+        // compare the rest of that chunk itself to get one back.
+        CountDownLatch readerVerified = new CountDownLatch(1);
+        AtomicBoolean verifierReleased = new AtomicBoolean();
+        AtomicBoolean stalledOnce = new AtomicBoolean();
+        AtomicLong seen = new AtomicLong();
+        LoadResult r = b.buffers(2).writersInFlight(1).progress(n -> {
+            seen.accumulateAndGet(n, Math::max);
+            String name = Thread.currentThread().getName();
+            if (name.startsWith("dgen4j-reader")) {
+                readerVerified.countDown();
+            } else if (name.equals("dgen4j-verifier") && stalledOnce.compareAndSet(false, true)) {
+                try {
+                    verifierReleased.set(readerVerified.await(20, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }).build().load(f.toString(), true);
+        assertTrue(r.verified());
+        assertEquals(size, r.totalBytes());
+        assertEquals(size, seen.get(), "every byte verified once");
+        assertTrue(stalledOnce.get(), "the verifier thread compared a piece");
+        assertTrue(verifierReleased.get(), "no reader verified a piece while the verifier thread was stalled");
+        assertTrue(r.peakBuffersInUse() <= 2, "peak " + r.peakBuffersInUse());
+
+        // A corrupted byte in a piece the stalled verifier thread left: the reader finds it and ends,
+        // without the buffer the verifier holds (it waits for the readers to end before going on).
+        long bad = (2L << 20) + 77;
+        flip(f, bad);
+        AtomicBoolean readersEnded = new AtomicBoolean();
+        AtomicBoolean stalled = new AtomicBoolean();
+        var e = assertThrows(VerifyException.class, () -> b.buffers(2).writersInFlight(1).progress(n -> {
+            if (Thread.currentThread().getName().equals("dgen4j-verifier") && stalled.compareAndSet(false, true)) {
+                readersEnded.set(awaitNoReaders(20));
+            }
+        }).build().load(f.toString(), true));
+        assertEquals(bad, e.offset().orElseThrow(), e.getMessage());
+        assertTrue(stalled.get() && readersEnded.get(), "the reader did not find the mismatch on its own");
+    }
+
+    /** Waits until no thread named dgen4j-reader-* is alive: {@code false} after {@code seconds}. */
+    private static boolean awaitNoReaders(int seconds) {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < until) {
+            if (Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("dgen4j-reader"))) {
+                return true;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
     }
 
     @Test
