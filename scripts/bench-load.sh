@@ -12,6 +12,11 @@
 #   BENCH_CLIS="before=/tmp/old/dgen4j;after=./dgen4j;inline=./dgen4j -Ddgen4j.load.verifier=inline"
 # (dgen4j.load.verifier: auto, the default, verifies on a thread of its own when the readers leave a
 # core idle and in the readers otherwise; inline and thread force one way). Default: this checkout.
+# BENCH_HOGS=1 adds two controls per round: the first build's plain load beside a CPU hog (a busy
+# shell loop: one CPU, no memory traffic) and beside a memory hog (dd clearing a 256 MiB buffer over
+# and over: one CPU and all the memory bandwidth it can take), each as a ratio to the plain load
+# alone. Where the memory hog slows a plain load and the CPU hog does not, reads share memory
+# bandwidth with whatever else runs, and a verify (which reads every byte once more) pays that too.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 disk="${1:-/tmp}"; mib="${2:-4096}"; rounds="${3:-5}"; mem="${4:-/dev/shm}"; readers="${5:-1 2 4}"
@@ -51,6 +56,17 @@ for m in "${media[@]}"; do
           echo "$name $n $label $v $(echo "$j" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["totalGBps"], d["backend"].replace(" ", "_"), d.get("verifier", "-"))') $load1 $r $secs" >>"$results"
         done
       done
+      if [ "${BENCH_HOGS:-0}" = 1 ]; then
+        for hog in cpu-hog mem-hog; do
+          if [ $hog = cpu-hog ]; then sh -c 'while :; do :; done' & else dd if=/dev/zero of=/dev/null bs=256M count=1000000 2>/dev/null & fi
+          hogpid=$!; sleep 0.3
+          # shellcheck disable=SC2086
+          j="$(/usr/bin/time -f '%U %S' -o "$cpu" $cli load "$f" "$ropt" "$n" --buffers $((n + 1)) --json 2>/dev/null)"
+          kill "$hogpid"; wait "$hogpid" 2>/dev/null || true
+          secs="$(awk '{ print $1 + $2 }' "$cpu")"
+          echo "$name $n ${clis[0]%%=*} $hog $(echo "$j" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["totalGBps"], d["backend"].replace(" ", "_"))') - $(cut -d' ' -f1 /proc/loadavg) $r $secs" >>"$results"
+        done
+      fi
     done
     echo "$name: round $r done (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   done
@@ -80,11 +96,23 @@ for medium in dict.fromkeys(m for m, _, _, _ in t):
                 continue
             p = statistics.median(t[(medium, n, label, "plain")]); v = statistics.median(t[(medium, n, label, "verify")])
             pairs = [d["verify"] / d["plain"] for (m2, n2, l2, _), d in per_round.items()
-                     if (m2, n2, l2) == (medium, n, label) and len(d) == 2]
+                     if (m2, n2, l2) == (medium, n, label) and "plain" in d and "verify" in d]
             cp = statistics.median(cpu[(medium, n, label, "plain")]); cv = statistics.median(cpu[(medium, n, label, "verify")])
             goal = ">= 0.90" if n <= 2 else "-"
             print(f"{medium:11s} {n:7d} {label:>10s} {p:8.2f} {v:8.2f} {v / p:13.3f} {statistics.median(pairs):9.3f} "
                   f"{cp:10.2f} {cv:12.2f}  {goal}")
+hogs = [(m, n, l) for (m, n, l, k) in t if k == "cpu-hog"]
+if hogs:
+    print("plain load beside other work (first build), median of each round's ratio to the plain load alone")
+    print(f"{'medium':11s} {'readers':>7s} {'cpu hog / alone':>16s} {'memory hog / alone':>19s}")
+    for medium, n, label in hogs:
+        ratios = {}
+        for (m2, n2, l2, _), d in per_round.items():
+            if (m2, n2, l2) == (medium, n, label) and "plain" in d:
+                for k in ("cpu-hog", "mem-hog"):
+                    if k in d:
+                        ratios.setdefault(k, []).append(d[k] / d["plain"])
+        print(f"{medium:11s} {n:7d} {statistics.median(ratios['cpu-hog']):16.3f} {statistics.median(ratios['mem-hog']):19.3f}")
 for medium, be in backend.items():
     l = loads[medium]
     print(f"  {medium}: {be}; verifier {verifier.get(medium, '-')}; 1-minute load average "

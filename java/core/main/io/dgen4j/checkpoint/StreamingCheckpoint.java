@@ -310,13 +310,17 @@ public final class StreamingCheckpoint {
      * <li>{@link VerifyMode#THREAD} ({@code auto} while the readers leave a CPU idle, and for reads
      *     that are no CPU copy out of memory: a device's DMA, a network): readers hand what they read
      *     to one verifier thread and go on with their next read at once, so the compare runs on a core
-     *     the readers leave idle (or while the device or network leaves the CPU idle). Those reads keep
-     *     whole chunks (the request size of a plain load); the verifier frees a buffer when it is checked, and with
-     *     {@code buffers >= readers + 1} one chunk is verified while every reader reads. Bytes the CPU
-     *     copies (buffered reads, or a memory filesystem such as tmpfs, where O_DIRECT is a copy too)
-     *     are read in slices of {@value #RING_SLICE} bytes into a {@link Ring} of {@value #RING_SLOTS}
-     *     slots at the start of the reader's one buffer: the copy lands in lines still in cache and
-     *     the verifier reads them from there, instead of both going to memory.</li>
+     *     the readers leave idle (or while the device or network leaves the CPU idle). A device's DMA
+     *     (O_DIRECT from a disk) lands in the two halves of the reader's one buffer in turn (a
+     *     {@link Ring} of two slots): one half is verified while the other is read, in the memory of a
+     *     plain load, and a fresh buffer's first touch (huge-page faults, from nothing to tenths of a
+     *     second on this VM) is paid once per reader, not twice. A network keeps whole chunks (a request each); the verifier
+     *     frees a buffer when it is checked, and with {@code buffers >= readers + 1} one chunk is
+     *     verified while every reader reads. Bytes the CPU copies (buffered reads, or a memory
+     *     filesystem such as tmpfs, where O_DIRECT is a copy too) are read in slices of
+     *     {@value #RING_SLICE} bytes into a {@link Ring} of {@value #RING_SLOTS} slots at the start of
+     *     the reader's one buffer: the copy lands in lines still in cache and the verifier reads them
+     *     from there, instead of both going to memory.</li>
      * <li>{@link VerifyMode#INLINE} ({@code auto} when every CPU has a reader, bytes the CPU copies):
      *     each reader compares what it read itself, as soon as the read returns, in slices of
      *     {@value #INLINE_SLICE} bytes read into the first bytes of its buffer, which stay in its
@@ -329,9 +333,10 @@ public final class StreamingCheckpoint {
      * chunks (chunks and slices past a known mismatch are skipped); any failure stops readers and
      * verifier promptly, and every buffer is returned before the pool closes.
      *
-     * <p>A reader that finds no free buffer while chunks await the verifier thread compares their
-     * pieces itself ({@link #helpVerify}): one verifier thread cannot hold back many readers of a
-     * fast device, and a verifier kept off its CPU by other processes cannot stall the load.
+     * <p>A reader that finds no free buffer or ring slot while bytes await the verifier thread
+     * compares their pieces itself ({@link #helpVerify}): one verifier thread cannot hold back many
+     * readers of a fast device, and a verifier kept off its CPU by other processes cannot stall the
+     * load. Helpers finish slices out of order, so each ring slot is freed on its own.
      */
     private final class LoadRun {
         /**
@@ -393,35 +398,49 @@ public final class StreamingCheckpoint {
         }
 
         /**
-         * A reader's slots for slices awaiting the verifier thread: the first {@code slots} slices of
-         * its buffer, reused in turn, so that the bytes the CPU copies land in lines still in cache and
-         * the verifier reads them from there. A slot is reused only after the verifier freed it.
+         * A reader's slots for slices awaiting verification: the first {@code slots} slices of its
+         * buffer, reused in turn (bytes the CPU copies then land in lines still in cache, and the
+         * verifier reads them from there). A slot is reused only once its slice is verified; each
+         * slot is freed on its own, since readers that help may finish a later slice first.
          */
         private final class Ring {
-            final Semaphore free;
-            final int slots;
+            final Semaphore[] free;
+            final BufferPool pool;
             long next;
+            /** The slot {@link #next} returned last. */
+            int current;
 
-            Ring(int slots) {
-                this.slots = slots;
-                this.free = new Semaphore(slots);
+            Ring(int slots, BufferPool pool) {
+                this.pool = pool;
+                this.free = new Semaphore[slots];
+                for (int i = 0; i < slots; i++) {
+                    free[i] = new Semaphore(1);
+                }
             }
 
-            /** The next free slot of {@code buf}, {@code len} bytes, or {@code null} after a failure. */
-            MemorySegment next(MemorySegment buf, long len) throws InterruptedException {
-                // The verifier frees a slot within microseconds: spin for it before parking.
-                long spinUntil = System.nanoTime() + SPIN_NANOS;
+            /**
+             * The next slot of {@code buf} once free, {@code len} bytes, for the bytes at stream
+             * offset {@code at}; {@code null} after a failure or once a mismatch before {@code at} is found.
+             */
+            MemorySegment next(MemorySegment buf, long len, long at) throws InterruptedException {
+                int k = (int) (next % free.length);
+                Semaphore slot = free[k];
+                // The verifier frees a copied slice's slot within microseconds: spin for it before parking.
+                long spinUntil = System.nanoTime() + (spin ? SPIN_NANOS : 0);
                 boolean got;
-                while (!(got = free.tryAcquire()) && System.nanoTime() < spinUntil) {
+                while (!(got = slot.tryAcquire()) && System.nanoTime() < spinUntil) {
                     Thread.onSpinWait();
                 }
-                while (!got && !(got = free.tryAcquire(50, TimeUnit.MILLISECONDS))) {
-                    if (failure.get() != null) {
+                // Then compare what awaits the verifier (this reader's slices among it) instead of sleeping.
+                while (!got) {
+                    if (failure.get() != null || at >= firstMismatch.get()) {
                         return null;
                     }
+                    got = helpVerify(pool) ? slot.tryAcquire() : slot.tryAcquire(50, TimeUnit.MILLISECONDS);
                 }
-                long at = (next++ % slots) * slice;
-                return buf.asSlice(at, len);
+                next++;
+                current = k;
+                return buf.asSlice(k * slice, len);
             }
         }
 
@@ -436,21 +455,23 @@ public final class StreamingCheckpoint {
             final MemorySegment bytes;
             final long offset;
             final Ring ring;
+            final int slot;
             final int pieces;
             final AtomicInteger nextPiece = new AtomicInteger();
             final AtomicInteger piecesLeft;
 
-            Pending(Held held, MemorySegment bytes, long offset, Ring ring) {
+            Pending(Held held, MemorySegment bytes, long offset, Ring ring, int slot) {
                 this.held = held;
                 this.bytes = bytes;
                 this.offset = offset;
                 this.ring = ring;
+                this.slot = slot;
                 this.pieces = bytes == null ? 0 : (int) ((bytes.byteSize() + VERIFY_PIECE - 1) / VERIFY_PIECE);
                 this.piecesLeft = new AtomicInteger(pieces);
             }
         }
 
-        private static final Pending END = new Pending(null, null, -1, null);
+        private static final Pending END = new Pending(null, null, -1, null, -1);
 
         private final StorageReader reader;
         private final Manifest manifest;
@@ -463,8 +484,17 @@ public final class StreamingCheckpoint {
          * buffer, which stay in their core's cache (bytes the CPU copies).
          */
         private final boolean hotSlice;
-        /** Whether readers handing slices to the verifier thread cycle through a {@link Ring}. */
+        /**
+         * Whether readers handing slices to the verifier thread cycle through a {@link Ring}: of
+         * {@value #RING_SLICE}-byte slots for bytes the CPU copies, of the two halves of the buffer
+         * for a device's DMA.
+         */
         private final boolean ringed;
+        /**
+         * Whether the verifier thread and readers waiting for a ring slot spin before they park:
+         * only for bytes the CPU copies, whose next slice is microseconds away.
+         */
+        private final boolean spin;
         /** The verifier thread's generator once open: readers waiting for a buffer use it too. */
         private volatile Generator threadGen;
         /** What the verifier thread is comparing, whose unclaimed pieces readers may take. */
@@ -487,15 +517,18 @@ public final class StreamingCheckpoint {
             this.target = target;
             boolean copied = reader.memoryCopy();
             this.mode = verify ? verifyMode(writersInFlight, copied) : VerifyMode.NONE;
-            // Bytes the CPU copies out of memory are read in slices compared while still in cache;
-            // a device's DMA (nothing in cache) and a network (a request per read) take whole chunks.
+            // Bytes the CPU copies out of memory are read in slices compared while still in cache; a
+            // device's DMA lands in the two halves of the reader's buffer in turn (both O_DIRECT-aligned);
+            // a network (a request per read) takes whole chunks.
+            boolean halves = mode == VerifyMode.THREAD && !copied && reader.deviceDma() && chunkSize % (2 * 4096) == 0;
             this.slice = switch (mode) {
                 case NONE -> chunkSize;
                 case INLINE -> copied ? Math.min(INLINE_SLICE, chunkSize) : chunkSize;
-                case THREAD -> copied ? Math.min(RING_SLICE, chunkSize) : chunkSize;
+                case THREAD -> copied ? Math.min(RING_SLICE, chunkSize) : halves ? chunkSize / 2 : chunkSize;
             };
             this.hotSlice = mode == VerifyMode.INLINE && copied;
-            this.ringed = mode == VerifyMode.THREAD && copied;
+            this.ringed = mode == VerifyMode.THREAD && (copied || halves);
+            this.spin = mode == VerifyMode.THREAD && copied;
         }
 
         /**
@@ -618,7 +651,7 @@ public final class StreamingCheckpoint {
                     // Waits while every buffer is being read or verified, comparing pieces of handed-over
                     // chunks meanwhile; the poll watches for failures.
                     MemorySegment buf = null;
-                    while (buf == null && failure.get() == null) {
+                    while (buf == null && failure.get() == null && offset < firstMismatch.get()) {
                         buf = pool.acquire(0, TimeUnit.MILLISECONDS).orElse(null);
                         if (buf == null && !helpVerify(pool)) {
                             buf = pool.acquire(50, TimeUnit.MILLISECONDS).orElse(null);
@@ -651,7 +684,7 @@ public final class StreamingCheckpoint {
                     return;
                 }
                 held = new Held(buf);
-                Ring ring = new Ring((int) Math.max(1, Math.min(RING_SLOTS, chunkSize / slice)));
+                Ring ring = new Ring((int) Math.max(1, Math.min(RING_SLOTS, chunkSize / slice)), pool);
                 while (failure.get() == null) {
                     long offset = nextChunk.getAndIncrement() * chunkSize;
                     if (offset >= size || offset >= firstMismatch.get()) {
@@ -675,9 +708,9 @@ public final class StreamingCheckpoint {
             // Slices past a known mismatch (found here or by another reader) are not read either.
             for (long at = 0; at < len && failure.get() == null && offset + at < firstMismatch.get(); at += step) {
                 long want = Math.min(step, len - at);
-                MemorySegment part = ring != null ? ring.next(held.buf, want) : held.buf.asSlice(hotSlice ? 0 : at, want);
+                MemorySegment part = ring != null ? ring.next(held.buf, want, offset + at) : held.buf.asSlice(hotSlice ? 0 : at, want);
                 if (part == null) {
-                    return; // a failure while waiting for a ring slot
+                    return; // a failure, or a mismatch before these bytes, found while waiting for a ring slot
                 }
                 io.begin();
                 long n;
@@ -698,7 +731,7 @@ public final class StreamingCheckpoint {
                     }
                     case THREAD -> {
                         held.refs.incrementAndGet();
-                        pending.add(new Pending(held, part, offset + at, ring));
+                        pending.add(new Pending(held, part, offset + at, ring, ring != null ? ring.current : -1));
                     }
                     case NONE -> { }
                 }
@@ -740,7 +773,7 @@ public final class StreamingCheckpoint {
                 try {
                     // The next slice is usually microseconds away when readers copy from memory (a
                     // device's or a network's chunk is milliseconds away): spin for it before parking.
-                    long spinUntil = System.nanoTime() + (ringed ? SPIN_NANOS : 0);
+                    long spinUntil = System.nanoTime() + (spin ? SPIN_NANOS : 0);
                     while (p == null && System.nanoTime() < spinUntil) {
                         Thread.onSpinWait();
                         p = pending.poll();
@@ -803,7 +836,7 @@ public final class StreamingCheckpoint {
                 } finally {
                     if (p.piecesLeft.decrementAndGet() == 0) {
                         if (p.ring != null) {
-                            p.ring.free.release();
+                            p.ring.free[p.slot].release();
                         }
                         unref(pool, p.held);
                     }
