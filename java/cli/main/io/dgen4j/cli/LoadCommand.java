@@ -40,7 +40,7 @@ final class LoadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
-        options.check();
+        options.check(verify);
         backend.checkLoad();
         io.dgen4j.storage.StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         // Under mpirun/srun each rank loads its own shard (named as save names it); rank 0 reports for all.

@@ -20,7 +20,8 @@ final class LoadOptions {
 
     @Option(names = "--buffers", defaultValue = "" + StreamingCheckpoint.DEFAULT_BUFFERS,
             description = "Buffers in the pool, at most " + Limits.MAX_BUFFERS + " (at least one per reader is used); "
-                    + "memory is max(buffers, readers) x chunk (default ${DEFAULT-VALUE}).")
+                    + "memory is max(buffers, readers) x chunk, one chunk more for a verified load from the network "
+                    + "(default ${DEFAULT-VALUE}).")
     int buffers;
 
     @Option(names = "--threads", defaultValue = "0",
@@ -31,13 +32,16 @@ final class LoadOptions {
             description = "Page-cache advice when reads are buffered: none, sequential, dontneed (default ${DEFAULT-VALUE}).")
     String fadvise;
 
-    /** Checks every count and the pool's memory; call before anything is read. */
-    void check() {
+    /**
+     * Checks every count and the pool's memory (with {@code verify}, the one chunk more a verified
+     * load from the network takes); call before anything is read.
+     */
+    void check(boolean verify) {
         Limits.chunk(chunk);
         Limits.count("--readers", readers, 1, Limits.MAX_IN_FLIGHT);
         Limits.count("--buffers", buffers, 1, Limits.MAX_BUFFERS);
         Limits.threads(threads);
-        int pool = Math.max(buffers, readers);
+        int pool = Math.max(buffers, readers + (verify ? 1 : 0));
         Limits.memory(pool * chunk, String.format("the buffer pool (%d buffers for --readers %d x --chunk %s)", pool,
                 readers, ByteSize.format(chunk)), "use a smaller --chunk or fewer --readers");
     }
@@ -48,7 +52,7 @@ final class LoadOptions {
 
     /** The checkpoint's builder, for adding backend options. */
     StreamingCheckpoint.Builder builder(LongConsumer progress) {
-        check();
+        check(false); // the least any load takes: `load` checked with its --verify first
         FileOptions.Fadvise advice = CheckpointOptions.fadvise(fadvise);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).readersInFlight(readers)
                 .threads(threads).backendOptions(FileOptions.defaults().withFadvise(advice)).progress(progress);
