@@ -314,13 +314,13 @@ public final class StreamingCheckpoint {
      *     (O_DIRECT from a disk) lands in the two halves of the reader's one buffer in turn (a
      *     {@link Ring} of two slots): one half is verified while the other is read, in the memory of a
      *     plain load, and a fresh buffer's first touch (huge-page faults, from nothing to tenths of a
-     *     second on this VM) is paid once per reader, not twice. A network keeps whole chunks (a request each); the verifier
-     *     frees a buffer when it is checked, and with {@code buffers >= readers + 1} one chunk is
-     *     verified while every reader reads. Bytes the CPU copies (buffered reads, or a memory
-     *     filesystem such as tmpfs, where O_DIRECT is a copy too) are read in slices of
-     *     {@value #RING_SLICE} bytes into a {@link Ring} of {@value #RING_SLOTS} slots at the start of
-     *     the reader's one buffer: the copy lands in lines still in cache and the verifier reads them
-     *     from there, instead of both going to memory.</li>
+     *     second on this VM) is paid once per reader, not twice. A network keeps whole chunks (a
+     *     request each); the verifier frees a buffer when it is checked, and with
+     *     {@code buffers >= readers + 1} one chunk is verified while every reader reads. Bytes the CPU
+     *     copies (buffered reads, or a memory filesystem such as tmpfs, where O_DIRECT is a copy too)
+     *     are read in slices of {@value #RING_SLICE} bytes into a {@link Ring} of {@value #RING_SLOTS}
+     *     slots at the start of the reader's one buffer: the copy lands in lines still in cache and
+     *     the verifier reads them from there, instead of both going to memory.</li>
      * <li>{@link VerifyMode#INLINE} ({@code auto} when every CPU has a reader, bytes the CPU copies):
      *     each reader compares what it read itself, as soon as the read returns, in slices of
      *     {@value #INLINE_SLICE} bytes read into the first bytes of its buffer, which stay in its
@@ -407,8 +407,8 @@ public final class StreamingCheckpoint {
             final Semaphore[] free;
             final BufferPool pool;
             long next;
-            /** The slot {@link #next} returned last. */
-            int current;
+            /** The free-flag of the slot {@link #next} returned last. */
+            Semaphore current;
 
             Ring(int slots, BufferPool pool) {
                 this.pool = pool;
@@ -439,7 +439,7 @@ public final class StreamingCheckpoint {
                     got = helpVerify(pool) ? slot.tryAcquire() : slot.tryAcquire(50, TimeUnit.MILLISECONDS);
                 }
                 next++;
-                current = k;
+                current = slot;
                 return buf.asSlice(k * slice, len);
             }
         }
@@ -454,24 +454,23 @@ public final class StreamingCheckpoint {
             final Held held;
             final MemorySegment bytes;
             final long offset;
-            final Ring ring;
-            final int slot;
+            /** The ring slot the bytes are in, released once they are verified; {@code null} outside a ring. */
+            final Semaphore slot;
             final int pieces;
             final AtomicInteger nextPiece = new AtomicInteger();
             final AtomicInteger piecesLeft;
 
-            Pending(Held held, MemorySegment bytes, long offset, Ring ring, int slot) {
+            Pending(Held held, MemorySegment bytes, long offset, Semaphore slot) {
                 this.held = held;
                 this.bytes = bytes;
                 this.offset = offset;
-                this.ring = ring;
                 this.slot = slot;
                 this.pieces = bytes == null ? 0 : (int) ((bytes.byteSize() + VERIFY_PIECE - 1) / VERIFY_PIECE);
                 this.piecesLeft = new AtomicInteger(pieces);
             }
         }
 
-        private static final Pending END = new Pending(null, null, -1, null, -1);
+        private static final Pending END = new Pending(null, null, -1, null);
 
         private final StorageReader reader;
         private final Manifest manifest;
@@ -708,7 +707,8 @@ public final class StreamingCheckpoint {
             // Slices past a known mismatch (found here or by another reader) are not read either.
             for (long at = 0; at < len && failure.get() == null && offset + at < firstMismatch.get(); at += step) {
                 long want = Math.min(step, len - at);
-                MemorySegment part = ring != null ? ring.next(held.buf, want, offset + at) : held.buf.asSlice(hotSlice ? 0 : at, want);
+                MemorySegment part = ring != null ? ring.next(held.buf, want, offset + at)
+                        : held.buf.asSlice(hotSlice ? 0 : at, want);
                 if (part == null) {
                     return; // a failure, or a mismatch before these bytes, found while waiting for a ring slot
                 }
@@ -731,7 +731,7 @@ public final class StreamingCheckpoint {
                     }
                     case THREAD -> {
                         held.refs.incrementAndGet();
-                        pending.add(new Pending(held, part, offset + at, ring, ring != null ? ring.current : -1));
+                        pending.add(new Pending(held, part, offset + at, ring != null ? ring.current : null));
                     }
                     case NONE -> { }
                 }
@@ -835,8 +835,8 @@ public final class StreamingCheckpoint {
                     fail(t);
                 } finally {
                     if (p.piecesLeft.decrementAndGet() == 0) {
-                        if (p.ring != null) {
-                            p.ring.free[p.slot].release();
+                        if (p.slot != null) {
+                            p.slot.release();
                         }
                         unref(pool, p.held);
                     }
