@@ -63,7 +63,22 @@ public final class BenchMain {
 
     private BenchMain() {}
 
-    public static void main(String[] args) throws Exception {
+    /** Largest size a case is asked to fill: the heap-array baselines hold it in one array per thread. */
+    static final long MAX_SIZE = 64L << 30;
+
+    /** Most threads a case is asked to fill with. */
+    static final int MAX_THREADS = 1024;
+
+    /** The options of one {@code bench} run, checked. */
+    record Args(boolean help, boolean quick, boolean json, List<String> sizes, List<String> threads, Integer node,
+            int warmup, int iterations, int time, int forks, List<String> methods) {}
+
+    /**
+     * Parses and checks the command line.
+     *
+     * @throws IllegalArgumentException naming the option and the value it got, for the usage error
+     */
+    static Args parse(String[] args) {
         boolean quick = false;
         boolean json = false;
         String sizes = null;
@@ -71,75 +86,119 @@ public final class BenchMain {
         Integer node = null;
         int warmup = -1;
         int iterations = -1;
-        int time = -1;
+        int time = 1;
         int forks = 1;
         String only = null;
         for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
+            String opt = args[i];
+            switch (opt) {
                 case "--quick" -> quick = true;
                 case "--json" -> json = true;
-                case "--sizes" -> sizes = args[++i];
-                case "--threads" -> threads = args[++i];
-                case "--numa-node" -> node = Integer.parseInt(args[++i]);
-                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-                case "--iterations" -> iterations = Integer.parseInt(args[++i]);
-                case "--time" -> time = Integer.parseInt(args[++i]);
-                case "--forks" -> forks = Integer.parseInt(args[++i]);
-                case "--cases" -> only = args[++i];
                 case "-h", "--help" -> {
-                    System.out.println("usage: dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
-                            + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]"
-                            + " [--cases " + String.join(",", NAMES.values()) + "]");
-                    return;
+                    return new Args(true, false, false, List.of(), List.of(), null, 0, 0, 0, 0, List.of());
                 }
-                default -> {
-                    System.err.println("dgen4j bench: unknown option " + args[i] + " (see --help)");
-                    System.exit(2);
+                case "--sizes", "--threads", "--numa-node", "--warmup", "--iterations", "--time", "--forks", "--cases" -> {
+                    if (i + 1 >= args.length) {
+                        throw new IllegalArgumentException(opt + " needs a value");
+                    }
+                    String v = args[++i];
+                    switch (opt) {
+                        case "--sizes" -> sizes = v;
+                        case "--threads" -> threads = v;
+                        case "--numa-node" -> node = intArg(opt, v, 0, 4095);
+                        case "--warmup" -> warmup = intArg(opt, v, 0, 1000);
+                        case "--iterations" -> iterations = intArg(opt, v, 1, 1000);
+                        case "--time" -> time = intArg(opt, v, 1, 3600);
+                        // The benchmark JVM's flags (the Vector API module, native access) need a fork.
+                        case "--forks" -> forks = intArg(opt, v, 1, 100);
+                        default -> only = v;
+                    }
                 }
+                default -> throw new IllegalArgumentException("unknown option " + opt + " (see --help)");
             }
         }
         List<String> sizeList = new ArrayList<>();
-        for (String s : (sizes != null ? sizes : quick ? "1GiB" : "64KiB,32MiB,1GiB").split(",")) {
-            sizeList.add(Long.toString(parseSize(s.trim())));
+        for (String v : (sizes != null ? sizes : quick ? "1GiB" : "64KiB,32MiB,1GiB").split(",", -1)) {
+            long n;
+            try {
+                n = parseSize(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT,
+                        "--sizes: '%s' is not a size (e.g. 65536, 64KiB, 32MiB, 1GiB)", v.trim()), e);
+            }
+            if (n < 4096 || n % 4096 != 0 || n > MAX_SIZE) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT,
+                        "--sizes: each size must be a multiple of 4KiB from 4KiB to 64GiB, got '%s'", v.trim()));
+            }
+            sizeList.add(Long.toString(n));
         }
-        if (warmup < 0) {
-            warmup = quick ? 1 : 2;  // --quick: 1 warmup + 1 measurement of 1 s per case, to stay under 2 minutes
+        List<String> threadList = new ArrayList<>();
+        for (String v : threads.split(",", -1)) {
+            threadList.add(Integer.toString(intArg("--threads", v, 1, MAX_THREADS)));
         }
-        if (iterations < 0) {
-            iterations = quick ? 1 : 5;
+        List<String> methods = new ArrayList<>();
+        if (only != null) {
+            for (String c : only.split(",", -1)) {
+                methods.add(NAMES.entrySet().stream().filter(e -> e.getValue().equals(c.trim())).map(Map.Entry::getKey)
+                        .findFirst().orElseThrow(() -> new IllegalArgumentException(
+                                "unknown case '" + c.trim() + "' (cases: " + String.join(",", NAMES.values()) + ")")));
+            }
         }
-        if (time < 0) {
-            time = 1;
+        return new Args(false, quick, json, sizeList, threadList, node,
+                warmup >= 0 ? warmup : quick ? 1 : 2,  // --quick: 1 warmup + 1 measurement of 1 s per case
+                iterations > 0 ? iterations : quick ? 1 : 5, time, forks, methods);
+    }
+
+    /** {@code v} as an int in {@code [min, max]}, else a usage error naming {@code opt}. */
+    static int intArg(String opt, String v, int min, int max) {
+        int n;
+        try {
+            n = Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%s: '%s' is not a whole number", opt, v.trim()), e);
         }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%s must be in [%d, %d], got %d", opt, min, max, n));
+        }
+        return n;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Args a;
+        try {
+            a = parse(args);
+            // Usage errors exit 2 with one line, before JMH starts (a zero thread count or size
+            // used to hang or fail in the forked JVM with a stack trace).
+        } catch (IllegalArgumentException e) {
+            System.err.println("dgen4j bench: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (a.help()) {
+            System.out.println("usage: dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
+                    + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]"
+                    + " [--cases " + String.join(",", NAMES.values()) + "]");
+            return;
+        }
+        boolean json = a.json();
+        Integer node = a.node();
+        List<String> sizeList = a.sizes();
         List<String> jvm = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED",
                 "--add-modules=jdk.incubator.vector", "-Xss4m", "-XX:+UseParallelGC"));
         if (node != null) {
             jvm.add("-D" + FillBenchmark.PROP_NODE + "=" + node);
         }
-        String methods = "";
-        if (only != null) {
-            List<String> wanted = new ArrayList<>();
-            for (String c : only.split(",")) {
-                String method = NAMES.entrySet().stream().filter(e -> e.getValue().equals(c.trim())).map(Map.Entry::getKey)
-                        .findFirst().orElse(null);
-                if (method == null) {
-                    System.err.println("dgen4j bench: unknown case " + c + " (cases: " + String.join(",", NAMES.values()) + ")");
-                    System.exit(2);
-                }
-                wanted.add(method);
-            }
-            methods = "(" + String.join("|", wanted) + ")$";
-        }
+        String methods = a.methods().isEmpty() ? "" : "(" + String.join("|", a.methods()) + ")$";
         ChainedOptionsBuilder ob = new OptionsBuilder()
                 .include(FillBenchmark.class.getName() + "\\." + methods)
                 .param("bytes", sizeList.toArray(String[]::new))
-                .param("threads", threads.split(","))
-                .warmupIterations(warmup).warmupTime(TimeValue.seconds(time))
-                .measurementIterations(iterations).measurementTime(TimeValue.seconds(time))
-                .forks(forks)
+                .param("threads", a.threads().toArray(String[]::new))
+                .warmupIterations(a.warmup()).warmupTime(TimeValue.seconds(a.time()))
+                .measurementIterations(a.iterations()).measurementTime(TimeValue.seconds(a.time()))
+                .forks(a.forks())
                 .jvmArgs(jvm.toArray(String[]::new))
                 .shouldFailOnError(true);
-        if (!quick && only == null && sizeList.contains(Long.toString(64 << 10))) {
+        if (!a.quick() && a.methods().isEmpty() && sizeList.contains(Long.toString(64 << 10))) {
             ob.include(FfmOverheadBenchmark.class.getName() + "\\.");
         }
         Collection<RunResult> results = runQuietly(ob.build(), json ? VerboseMode.SILENT : VerboseMode.NORMAL);
@@ -160,9 +219,9 @@ public final class BenchMain {
             }
             cases.add(new Case(name, bytes, t, opsPerSecond * bytes / 1e9));
         }
-        cases.sort((a, b) -> a.bytes != b.bytes ? Long.compare(a.bytes, b.bytes)
-                : a.threads != b.threads ? Integer.compare(a.threads, b.threads)
-                : Integer.compare(order(a.name), order(b.name)));
+        cases.sort((x, y) -> x.bytes != y.bytes ? Long.compare(x.bytes, y.bytes)
+                : x.threads != y.threads ? Integer.compare(x.threads, y.threads)
+                : Integer.compare(order(x.name), order(y.name)));
         if (json) {
             System.out.println(json(cases));
         } else {
@@ -340,6 +399,11 @@ public final class BenchMain {
         if (mult > 1) {
             t = t.substring(0, t.length() - 1);
         }
-        return Long.parseLong(t.trim()) * mult;
+        long n = Long.parseLong(t.trim());
+        try {
+            return Math.multiplyExact(n, mult);
+        } catch (ArithmeticException e) {
+            throw new NumberFormatException("size out of range: " + s.trim());
+        }
     }
 }
