@@ -111,7 +111,8 @@ public final class BenchMain {
                         case "--time" -> time = intArg(opt, v, 1, 3600);
                         // The benchmark JVM's flags (the Vector API module, native access) need a fork.
                         case "--forks" -> forks = intArg(opt, v, 1, 100);
-                        default -> only = v;
+                        case "--cases" -> only = v;
+                        default -> throw new IllegalStateException("option " + opt + " has no handler");
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown option " + opt + " (see --help)");
@@ -164,11 +165,11 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        // Usage errors exit 2 with one line, before JMH starts (a zero thread count or size used to
+        // hang or fail in the forked JVM with a stack trace).
         Args a;
         try {
             a = parse(args);
-            // Usage errors exit 2 with one line, before JMH starts (a zero thread count or size
-            // used to hang or fail in the forked JVM with a stack trace).
         } catch (IllegalArgumentException e) {
             System.err.println("dgen4j bench: " + e.getMessage());
             System.exit(2);
