@@ -1,6 +1,7 @@
 package io.dgen4j.aws;
 
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Timeouts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -24,7 +25,14 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 
-/** Builds the SDK's async client for one endpoint (Netty, dgen4j's timeouts and checksum mode, the options' hooks). */
+/**
+ * Builds the SDK's async client for one endpoint (Netty, dgen4j's timeouts and checksum mode, the options' hooks).
+ * The settings' {@link io.dgen4j.s3.S3Timeouts}: the connect timeout bounds TCP and TLS set-up;
+ * Netty's read timeout (no byte read for that long once the request is written: the wait for the
+ * answer and the gaps in its body) is the larger of first-byte and idle; its write timeout (one
+ * write not done for that long; bodies go in pieces of {@value AwsTransport#BODY_PIECE} bytes) is
+ * idle. The SDK's own retries are off: the driver retries, within the settings' retry budget.
+ */
 final class AwsClients {
     private static final Logger LOG = LoggerFactory.getLogger(AwsClients.class);
 
@@ -45,10 +53,14 @@ final class AwsClients {
 
     private static S3AsyncClient build(Key k, TrustManager[] trust) {
         S3Settings s = k.settings();
+        S3Timeouts t = s.timeouts();
         NettyNioAsyncHttpClient.Builder http = NettyNioAsyncHttpClient.builder()
                 .maxConcurrency(k.maxConcurrency())
                 .maxPendingConnectionAcquires(10_000)
-                .connectionTimeout(Duration.ofSeconds(10))
+                .connectionTimeout(t.connect())
+                .tlsNegotiationTimeout(t.connect())
+                .readTimeout(t.read())
+                .writeTimeout(t.idle())
                 // The pool holds more connections than parts in flight: a long wait means a stuck endpoint.
                 .connectionAcquisitionTimeout(Duration.ofSeconds(60));
         if (trust != null) {
@@ -66,6 +78,7 @@ final class AwsClients {
                 .responseChecksumValidation(full ? ResponseChecksumValidation.WHEN_SUPPORTED
                         : ResponseChecksumValidation.WHEN_REQUIRED)
                 .overrideConfiguration(o -> {
+                    o.retryStrategy(r -> r.maxAttempts(1));
                     s.apiCallTimeout().ifPresent(o::apiCallTimeout);
                     s.apiCallAttemptTimeout().ifPresent(o::apiCallAttemptTimeout);
                     k.options().overrides().accept(o);

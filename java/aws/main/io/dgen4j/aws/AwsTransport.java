@@ -45,6 +45,12 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * out its connection-acquisition timeout on a refused connection instead.
  */
 final class AwsTransport implements S3Transport {
+    /**
+     * Bodies are handed to the SDK in pieces of this size: Netty's write timeout bounds one write, so
+     * that it bounds a stall of the body (idle), not the time a whole part takes.
+     */
+    static final int BODY_PIECE = 1 << 20;
+
     private final S3AsyncClient client;
     private final S3Settings settings;
     private final String endpoint;
@@ -95,12 +101,11 @@ final class AwsTransport implements S3Transport {
     @Override
     public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
                                                       MemorySegment body) {
-        ByteBuffer buffer = body.asByteBuffer();
         UploadPartRequest req = UploadPartRequest.builder().bucket(where.bucket()).key(where.key()).uploadId(uploadId)
                 .partNumber(partNumber).contentLength(body.byteSize()).build();
-        return run("UploadPart " + partNumber, where.toString(),
-                c -> c.uploadPart(req, AsyncRequestBody.fromRemainingByteBufferUnsafe(buffer))
-                        .thenApply(r -> new UploadedPart(partNumber, r.eTag(), null)));
+        CompletableFuture<software.amazon.awssdk.services.s3.model.UploadPartResponse> raw =
+                run("UploadPart " + partNumber, where.toString(), c -> c.uploadPart(req, body(body)));
+        return cancelling(raw, raw.thenApply(r -> new UploadedPart(partNumber, r.eTag(), null)));
     }
 
     @Override
@@ -145,8 +150,7 @@ final class AwsTransport implements S3Transport {
 
     @Override
     public CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body) {
-        AsyncRequestBody content = body.byteSize() == 0 ? AsyncRequestBody.empty()
-                : AsyncRequestBody.fromRemainingByteBufferUnsafe(body.asByteBuffer());
+        AsyncRequestBody content = body.byteSize() == 0 ? AsyncRequestBody.empty() : body(body);
         return run("PutObject", where.toString(), c -> c.putObject(b -> b.bucket(where.bucket()).key(where.key())
                 .contentLength(body.byteSize()).metadata(metadata).contentType("application/octet-stream"), content)
                 .thenApply(r -> null));
@@ -177,6 +181,17 @@ final class AwsTransport implements S3Transport {
                 }));
     }
 
+    /** The segment's own memory (no copy), as {@value #BODY_PIECE}-byte pieces. */
+    private static AsyncRequestBody body(MemorySegment body) {
+        int n = (int) ((body.byteSize() + BODY_PIECE - 1) / BODY_PIECE);
+        ByteBuffer[] pieces = new ByteBuffer[n];
+        for (int i = 0; i < n; i++) {
+            long at = (long) i * BODY_PIECE;
+            pieces[i] = body.asSlice(at, Math.min(BODY_PIECE, body.byteSize() - at)).asByteBuffer();
+        }
+        return AsyncRequestBody.fromRemainingByteBuffersUnsafe(pieces);
+    }
+
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
         long len = dst.byteSize();
@@ -186,13 +201,26 @@ final class AwsTransport implements S3Transport {
             req.ifMatch(etag);
         }
         SegmentSink sink = new SegmentSink(dst);
-        return run("GetObject " + range, where.toString(), c -> c.getObject(req.build(), sink)).handle((n, e) -> {
+        CompletableFuture<Long> raw = run("GetObject " + range, where.toString(), c -> c.getObject(req.build(), sink));
+        CompletableFuture<Long> out = raw.handle((n, e) -> {
             sink.close(); // no byte lands in the segment after the future completes
             if (e != null) {
                 throw new CompletionException(unwrap(e));
             }
             return n;
         });
+        out.whenComplete((n, e) -> sink.close()); // a cancel of out too
+        return cancelling(raw, out);
+    }
+
+    /** {@code derived}, whose cancel (the driver's, on an interrupt) cancels the SDK's request {@code raw}. */
+    private static <T> CompletableFuture<T> cancelling(CompletableFuture<?> raw, CompletableFuture<T> derived) {
+        derived.whenComplete((r, e) -> {
+            if (derived.isCancelled()) {
+                raw.cancel(true);
+            }
+        });
+        return derived;
     }
 
     /**

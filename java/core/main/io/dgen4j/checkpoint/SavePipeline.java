@@ -83,6 +83,8 @@ final class SavePipeline {
             interrupted = true;
             fail(new InterruptedIOException(String.format("save to %s interrupted after %d bytes", writer.description(),
                     written.get())));
+            // Passed on: a writer waiting on its storage (a part in flight) stops now instead of at its end.
+            threads.forEach(Thread::interrupt);
         } catch (Throwable t) {
             fail(t);
         } finally {
@@ -182,6 +184,7 @@ final class SavePipeline {
                 } catch (InterruptedException e) {
                     interrupted = true;
                     fail(new InterruptedIOException("save interrupted while finishing"));
+                    threads.forEach(Thread::interrupt);
                 }
             }
         }

@@ -613,7 +613,10 @@ public final class StreamingCheckpoint {
             return threads > 0 ? threads : Math.max(1, Numa.defaultThreads() - writersInFlight);
         }
 
-        /** Joins the threads; an interrupt stops the run (the threads watch {@code failure}). */
+        /**
+         * Joins the threads; an interrupt stops the run (the threads watch {@code failure}) and is
+         * passed on to them, so that one waiting on its storage (a ranged GET) stops now.
+         */
         private boolean joinAll(List<Thread> threadsRunning) {
             boolean interrupted = false;
             for (Thread t : threadsRunning) {
@@ -623,6 +626,7 @@ public final class StreamingCheckpoint {
                     } catch (InterruptedException e) {
                         interrupted = true;
                         failure.compareAndSet(null, new InterruptedIOException("load of " + target + " interrupted"));
+                        threadsRunning.forEach(Thread::interrupt);
                     }
                 }
             }

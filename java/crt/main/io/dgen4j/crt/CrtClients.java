@@ -1,7 +1,9 @@
 package io.dgen4j.crt;
 
 import io.dgen4j.s3.PartPlan;
+import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Timeouts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,19 +31,18 @@ final class CrtClients {
     /**
      * The CRT's own part size, which it uses only to split PutObject and GetObject requests: our
      * parts go as UploadPart requests, which it sends as they are, but a ranged GET larger than
-     * this is split into ranges of this size fetched in parallel. It must fit the CRT's memory
-     * limit (2 GiB at the default throughput target).
+     * this is split into ranges of this size fetched in parallel. The CRT hands each such piece to
+     * Java as one heap array: 8 MiB (its own default) bounds the heap a ranged GET holds, so that
+     * four 32 MiB reads at once fit the launcher's 96 MiB heap (whole 32 MiB pieces did not: one
+     * load in four ran out of heap in the CRT's event loop).
      */
-    static final long MAX_CRT_PART = 256L << 20;
-    /** Attempts after the first that the CRT makes of a failed request. */
-    static final int RETRIES = 2;
-    /** How long a connection attempt may take. */
-    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    static final long RANGE_PIECE = 8L << 20;
     /**
-     * A connection that moves less than 1 byte/s for this long is dropped (the server stopped
-     * answering): the request fails instead of hanging.
+     * Attempts after the first that the CRT makes of a failed request: none, the driver retries
+     * (on another endpoint, or the same one after its back-off, within the settings' retry budget),
+     * so that every wait is bounded by the settings' timeouts.
      */
-    static final Duration STALL_TIMEOUT = Duration.ofSeconds(60);
+    static final int RETRIES = 0;
 
     private static final Object RUNTIME_LOCK = new Object();
     private static volatile Optional<String> runtimeProblem;
@@ -69,15 +70,53 @@ final class CrtClients {
         String platform = System.getProperty("os.name") + " " + System.getProperty("os.arch");
         try {
             // The CRT class loads libaws-crt-jni from the jar in its static initializer.
-            Class.forName("software.amazon.awssdk.crt.CRT", true, CrtClients.class.getClassLoader());
+            Class<?> crt = Class.forName("software.amazon.awssdk.crt.CRT", true, CrtClients.class.getClassLoader());
+            holdShutdown(crt);
             return Optional.empty();
         } catch (ClassNotFoundException e) {
             return Optional.of("the AWS CRT library (software.amazon.awssdk.crt:aws-crt) is not on the class path");
+        } catch (ReflectiveOperationException e) {
+            return Optional.of(String.format("the AWS CRT library on the class path has no shutdown references "
+                    + "(CRT.acquireShutdownRef): %s", CrtErrors.oneLine(e)));
         } catch (LinkageError | RuntimeException e) {
             Throwable cause = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
             return Optional.of(String.format("the AWS CRT native library does not load on %s: %s", platform,
                     CrtErrors.oneLine(cause)));
         }
+    }
+
+    /**
+     * The longest the CRT's teardown at JVM shutdown waits for this backend's work: below the CLI's
+     * 10 s wait for its command's cleanup after Ctrl-C.
+     */
+    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(8);
+
+    /**
+     * The CRT tears itself down in a JVM shutdown hook of its own, after which no request of it ever
+     * completes: a Ctrl-C'd save then waited on its parts until the JVM gave up, its upload left
+     * open. So this backend holds one of the CRT's shutdown references, and releases it from its own
+     * hook once no save or load of the backend is under way (its upload aborted), or after
+     * {@link #SHUTDOWN_WAIT}. The CRT is called by reflection: its jar is an automatic module that
+     * this module does not require by name.
+     */
+    private static void holdShutdown(Class<?> crt) throws ReflectiveOperationException {
+        crt.getMethod("acquireShutdownRef").invoke(null);
+        java.lang.reflect.Method release = crt.getMethod("releaseShutdownRef");
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("dgen4j-crt-shutdown").unstarted(() -> {
+            long deadline = System.nanoTime() + SHUTDOWN_WAIT.toNanos();
+            try {
+                while (S3Endpoints.busy(CrtStorageProvider.NAME) && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(20);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            try {
+                release.invoke(null);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // the JVM is exiting: the CRT stays up, as it would without this hook's reference
+            }
+        }));
     }
 
     /**
@@ -87,7 +126,7 @@ final class CrtClients {
      * @throws IOException when the settings cannot be used by this client (no credentials, a CA
      *                     bundle), or the CRT refuses them
      */
-    static S3AsyncClient open(S3Settings s, int inFlight, long partSize, String target) throws IOException {
+    static S3AsyncClient open(S3Settings s, int inFlight, String target) throws IOException {
         Optional<String> problem = runtimeProblem();
         if (problem.isPresent()) {
             throw new IOException("the crt backend cannot be used for " + target + ": " + problem.get());
@@ -99,18 +138,23 @@ final class CrtClients {
         }
         checkCaBundle(s);
         int connections = Math.max(inFlight, s.maxInFlight().orElse(inFlight)) + CONTROL_REQUESTS;
+        // The CRT times every wait with one monitor: a connection moving less than 1 byte/s for
+        // this many whole seconds (the wait for the answer included) is dropped; the larger of the
+        // first-byte and idle timeouts, rounded up.
+        S3Timeouts t = s.timeouts();
+        Duration stall = Duration.ofSeconds(Math.max(1, (t.read().toMillis() + 999) / 1000));
         S3CrtAsyncClientBuilder b = S3AsyncClient.crtBuilder()
                 .credentialsProvider(StaticCredentialsProvider.create(credentials(s)))
                 .region(Region.of(s.region()))
                 .forcePathStyle(s.pathStyle())
                 .maxConcurrency(connections)
-                .minimumPartSizeInBytes(Math.max(PartPlan.MIN_PART_SIZE, Math.min(MAX_CRT_PART, partSize)))
+                .minimumPartSizeInBytes(RANGE_PIECE)
                 // PutObject carries only the empty object: never split it.
                 .thresholdInBytes(PartPlan.MAX_PART_SIZE)
                 .retryConfiguration(r -> r.numRetries(RETRIES))
-                .httpConfiguration(h -> h.connectionTimeout(CONNECT_TIMEOUT)
+                .httpConfiguration(h -> h.connectionTimeout(t.connect())
                         .connectionHealthConfiguration(c -> c.minimumThroughputInBps(1L)
-                                .minimumThroughputTimeout(STALL_TIMEOUT)));
+                                .minimumThroughputTimeout(stall)));
         if (s.checksumMode() == S3Settings.ChecksumMode.FULL) {
             b.requestChecksumCalculation(RequestChecksumCalculation.WHEN_SUPPORTED)
                     .responseChecksumValidation(ResponseChecksumValidation.WHEN_SUPPORTED);

@@ -90,6 +90,25 @@ final class CrtErrors {
             "socket|connection (refused|reset|closed|has closed)|timed out|timeout|tls|ssl|negotiation|dns|host name"
                     + "|broken pipe|network|unreachable");
 
+    /**
+     * {@code failure}, or an {@link OutOfMemoryError} (with it as the cause) when the CRT reports
+     * that a call of its event loop into Java ran out of heap ("OutOfMemoryError has been raised from
+     * JVM"): no network fault.
+     */
+    static Throwable jvmError(Throwable failure) {
+        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof Error) {
+                return failure;
+            }
+            if (c.getMessage() != null && c.getMessage().contains("OutOfMemoryError")) {
+                OutOfMemoryError oom = new OutOfMemoryError("in the CRT's event loop: " + oneLine(c));
+                oom.initCause(failure);
+                return oom;
+            }
+        }
+        return failure;
+    }
+
     /** Whether a request failed because the object or upload does not exist. */
     static boolean notFound(Throwable t) {
         return status(t) == 404;

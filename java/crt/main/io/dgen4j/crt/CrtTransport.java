@@ -90,9 +90,7 @@ public final class CrtTransport implements S3Transport {
      * when not null, spoils one part number of every upload (tests).
      */
     static CrtTransport open(S3Settings settings, int inFlight, PartFault fault) throws IOException {
-        // Ranged GETs up to this size go as one request; UploadPart requests are never split.
-        long crtPart = settings.partSize().orElse(CrtClients.MAX_CRT_PART);
-        S3AsyncClient client = CrtClients.open(settings, inFlight, crtPart, settings.endpointDescription());
+        S3AsyncClient client = CrtClients.open(settings, inFlight, settings.endpointDescription());
         return new CrtTransport(client, settings, fault);
     }
 
@@ -260,7 +258,11 @@ public final class CrtTransport implements S3Transport {
             if (etag != null) {
                 r.ifMatch(etag);
             }
-            return client.getObject(r.build(), new RangeSink(dst, range));
+            RangeSink sink = new RangeSink(dst, range);
+            CompletableFuture<Long> f = client.getObject(r.build(), sink);
+            // however it ends (a cancel included), nothing more lands in dst after this
+            f.whenComplete((n, e) -> sink.close());
+            return f;
         });
     }
 
@@ -353,12 +355,32 @@ public final class CrtTransport implements S3Transport {
         return copy.asByteBuffer();
     }
 
-    /** Runs {@code call}, turning what it throws before any request into a failed future. */
+    /**
+     * Runs {@code call}, turning what it throws before any request into a failed future. The future
+     * returned passes a cancel on to the client's ({@code S3AsyncClient} cancels its request), and
+     * completes with an {@link OutOfMemoryError} where the CRT reports that its call into Java ran out
+     * of heap (an {@link Error}: the driver neither retries it nor blames the endpoint).
+     */
     private static <T> CompletableFuture<T> start(java.util.function.Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<T> raw;
         try {
-            return call.get();
+            raw = call.get();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        CompletableFuture<T> out = new CompletableFuture<>();
+        raw.whenComplete((r, e) -> {
+            if (e == null) {
+                out.complete(r);
+            } else {
+                out.completeExceptionally(CrtErrors.jvmError(e));
+            }
+        });
+        out.whenComplete((r, e) -> {
+            if (out.isCancelled()) {
+                raw.cancel(true);
+            }
+        });
+        return out;
     }
 }

@@ -13,13 +13,15 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 /**
  * Copies a ranged GET's body into a segment that any thread may access, on the CRT's thread as
  * each piece arrives (no queue, no waiting thread); completes with the number of bytes copied.
- * More than the segment holds fails the GET (the server ignored the range).
+ * More than the segment holds fails the GET (the server ignored the range). Once {@link #close()}d
+ * (the GET ended, or was cancelled) nothing more is copied: the segment may be reused at once.
  */
 final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
     private final MemorySegment dst;
     private final String what;
     private volatile CompletableFuture<Long> result;
     private volatile long position;
+    private boolean closed;
 
     RangeSink(MemorySegment dst, String what) {
         this.dst = dst;
@@ -58,21 +60,27 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
                     return;
                 }
                 int n = piece.remaining();
-                long at = position;
-                if (n > dst.byteSize() - at) {
-                    subscription.cancel();
-                    done.completeExceptionally(new IOException(String.format("the server sent more than the %d bytes "
-                            + "asked for (%s)", dst.byteSize(), what)));
-                    return;
+                synchronized (RangeSink.this) {
+                    if (closed) {
+                        subscription.cancel();
+                        return;
+                    }
+                    long at = position;
+                    if (n > dst.byteSize() - at) {
+                        subscription.cancel();
+                        done.completeExceptionally(new IOException(String.format("the server sent more than the %d "
+                                + "bytes asked for (%s)", dst.byteSize(), what)));
+                        return;
+                    }
+                    try {
+                        MemorySegment.copy(MemorySegment.ofBuffer(piece), 0, dst, at, n);
+                    } catch (RuntimeException e) { // the caller's arena closed under the GET
+                        subscription.cancel();
+                        done.completeExceptionally(e);
+                        return;
+                    }
+                    position = at + n;
                 }
-                try {
-                    MemorySegment.copy(MemorySegment.ofBuffer(piece), 0, dst, at, n);
-                } catch (RuntimeException e) { // the caller's arena closed under the GET
-                    subscription.cancel();
-                    done.completeExceptionally(e);
-                    return;
-                }
-                position = at + n;
             }
 
             @Override
@@ -85,6 +93,11 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
                 done.complete(position);
             }
         });
+    }
+
+    /** Copies nothing more, from now on (a copy under way finishes first). */
+    synchronized void close() {
+        closed = true;
     }
 
     @Override

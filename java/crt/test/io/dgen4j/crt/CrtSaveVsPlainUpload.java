@@ -45,7 +45,7 @@ public final class CrtSaveVsPlainUpload {
         S3Settings settings = S3Settings.builder().endpoint(endpoint).credentials(args[2], args[3], null).build();
         DataSpec spec = DataSpec.builder().size(size).seed(1).dedupRatio(1).compressRatio(1).build();
         try (Arena arena = Arena.ofShared();
-             S3AsyncClient plain = CrtClients.open(settings, inFlight, part, "plain upload")) {
+             S3AsyncClient plain = CrtClients.open(settings, inFlight, "plain upload")) {
             MemorySegment data = arena.allocate(size, 4096);
             double[] gen;
             try (Generator g = Generator.open(spec, Generator.Kind.AUTO, 0)) {

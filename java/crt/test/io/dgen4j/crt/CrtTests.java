@@ -53,7 +53,7 @@ final class CrtTests {
 
     /** The ids of the multipart uploads open for exactly {@code key}. */
     static List<String> openUploads(S3ProxyExtension s3, String key) throws IOException {
-        try (S3AsyncClient c = CrtClients.open(s3.settings(), 1, 5L << 20, "test")) {
+        try (S3AsyncClient c = CrtClients.open(s3.settings(), 1, "test")) {
             return c.listMultipartUploads(r -> r.bucket(s3.bucket()).prefix(key)).join().uploads().stream()
                     .filter(u -> u.key().equals(key)).map(MultipartUpload::uploadId).toList();
         }

@@ -1,7 +1,7 @@
 package io.dgen4j.minio;
 
 import io.dgen4j.s3.S3Settings;
-import io.minio.Http;
+import io.dgen4j.s3.S3Timeouts;
 import io.minio.MinioAsyncClient;
 import io.minio.credentials.StaticProvider;
 import java.io.IOException;
@@ -34,7 +34,11 @@ import org.slf4j.LoggerFactory;
  * Builds MinIO clients, one per endpoint (each owns an OkHttp connection pool and dispatcher).
  * OkHttp's dispatcher allows 5 requests per host by default: ours allows the parts in flight plus a
  * few for HEADs and aborts, on daemon threads (OkHttp's own are not, and would hold a JVM up to a
- * minute after its last request).
+ * minute after its last request). The settings' {@link io.dgen4j.s3.S3Timeouts}: OkHttp's connect
+ * timeout; its read timeout (one socket read: the wait for the answer and each gap in its body) the
+ * larger of first-byte and idle; its write timeout (one socket write) idle. No retry of 5xx answers
+ * on the same endpoint (MinIO's {@code StatusRetryInterceptor}): the driver retries, on another
+ * endpoint when one is up, within the settings' retry budget.
  */
 final class MinioClients {
     private static final Logger LOG = LoggerFactory.getLogger(MinioClients.class);
@@ -88,16 +92,14 @@ final class MinioClients {
         Dispatcher dispatcher = new Dispatcher(executor);
         dispatcher.setMaxRequests(k.maxConcurrency());
         dispatcher.setMaxRequestsPerHost(k.maxConcurrency());
-        Duration attempt = s.apiCallAttemptTimeout().orElse(Duration.ofMinutes(5));
+        S3Timeouts t = s.timeouts();
         OkHttpClient.Builder http = new OkHttpClient.Builder()
                 .dispatcher(dispatcher)
                 .connectionPool(new ConnectionPool(k.maxConcurrency(), 5, TimeUnit.MINUTES))
-                .connectTimeout(Duration.ofSeconds(10))
-                .readTimeout(attempt)
-                .writeTimeout(attempt)
-                .protocols(Arrays.asList(Protocol.HTTP_1_1))
-                // MinIO's default client retries 5xx/429 answers the same way
-                .addInterceptor(new Http.StatusRetryInterceptor());
+                .connectTimeout(t.connect())
+                .readTimeout(t.read())
+                .writeTimeout(t.idle())
+                .protocols(Arrays.asList(Protocol.HTTP_1_1));
         s.apiCallTimeout().ifPresent(http::callTimeout);
         if (trust != null) {
             try {

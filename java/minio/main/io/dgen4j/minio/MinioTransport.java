@@ -127,6 +127,7 @@ public final class MinioTransport implements S3Transport {
     public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
                                                       MemorySegment body) {
         CompletableFuture<io.minio.UploadPartResponse> call;
+        SegmentBody data = new SegmentBody(body);
         String checksum = null;
         try {
             Http.Headers headers = new Http.Headers();
@@ -141,12 +142,12 @@ public final class MinioTransport implements S3Transport {
             counters.part(body.byteSize(), crcNanos);
             call = client.uploadPart(UploadPartArgs.builder().bucket(where.bucket()).object(where.key())
                     .uploadId(uploadId).partNumber(partNumber)
-                    .setData(null, new SegmentBody(body), null, body.byteSize()).headers(headers).build());
+                    .setData(null, data, null, body.byteSize()).headers(headers).build());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         String crc = checksum;
-        return call.handle((r, e) -> {
+        CompletableFuture<UploadedPart> out = call.handle((r, e) -> {
             if (e != null) {
                 throw e instanceof CompletionException c ? c : new CompletionException(e);
             }
@@ -156,6 +157,13 @@ public final class MinioTransport implements S3Transport {
             }
             return new UploadedPart(partNumber, r.part().etag(), crc);
         });
+        // MinIO's call cannot be cancelled: a cancel of the part stops its body instead
+        out.whenComplete((r, e) -> {
+            if (out.isCancelled()) {
+                data.cancel();
+            }
+        });
+        return out;
     }
 
     /** The CRC32C of the segment, big-endian, in base 64 (the {@code x-amz-checksum-crc32c} form). */
@@ -267,7 +275,8 @@ public final class MinioTransport implements S3Transport {
                     "a ranged GET needs an offset >= 0 and at least one byte, got %d bytes at %d", len, offset)));
         }
         String range = "bytes=" + offset + "-" + (offset + len - 1);
-        return start(() -> {
+        Landing landing = new Landing(dst);
+        CompletableFuture<Long> out = start(() -> {
             GetObjectArgs.Builder req = GetObjectArgs.builder().bucket(where.bucket()).object(where.key())
                     .offset(offset).length(len);
             if (etag != null) {
@@ -276,7 +285,7 @@ public final class MinioTransport implements S3Transport {
             return client.getObject(req.build());
         }).thenApplyAsync(in -> {
             try (GetObjectResponse body = in) {
-                return readInto(body, dst, len, where, range);
+                return readInto(body, landing, len, where, range);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -284,9 +293,35 @@ public final class MinioTransport implements S3Transport {
             Throwable t = MinioErrors.unwrap(e);
             throw new CompletionException(t instanceof UncheckedIOException u ? u.getCause() : t);
         });
+        // however it ends (a cancel included), nothing more lands in dst after this
+        out.whenComplete((n, e) -> landing.close());
+        return out;
     }
 
-    private long readInto(GetObjectResponse in, MemorySegment dst, long len, S3Location where, String range)
+    /** Where a GET's body lands: the caller's segment, until the GET ends or is cancelled. */
+    private static final class Landing {
+        private final MemorySegment dst;
+        private boolean closed;
+
+        Landing(MemorySegment dst) {
+            this.dst = dst;
+        }
+
+        /** Copies {@code r} bytes of {@code stage} to {@code at}; false once closed (nothing copied). */
+        synchronized boolean copy(byte[] stage, long at, int r) {
+            if (closed) {
+                return false;
+            }
+            MemorySegment.copy(stage, 0, dst, ValueLayout.JAVA_BYTE, at, r);
+            return true;
+        }
+
+        synchronized void close() {
+            closed = true;
+        }
+    }
+
+    private long readInto(GetObjectResponse in, Landing dst, long len, S3Location where, String range)
             throws IOException {
         byte[] stage = STAGING.get();
         long n = 0;
@@ -295,7 +330,10 @@ public final class MinioTransport implements S3Transport {
             if (r < 0) {
                 break;
             }
-            MemorySegment.copy(stage, 0, dst, ValueLayout.JAVA_BYTE, n, r);
+            if (!dst.copy(stage, n, r)) {
+                throw new java.io.InterruptedIOException(String.format("GetObject %s of %s at %s cancelled", range,
+                        where, endpoint));
+            }
             n += r;
         }
         if (n == len && in.read() >= 0) {

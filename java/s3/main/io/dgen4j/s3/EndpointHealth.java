@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Whether one endpoint takes requests, shared by every writer and reader of the process that uses
  * it (one instance per endpoint URI): up; down after a failure of the endpoint's (connect refused
- * or reset, timeout, 5xx) for a back-off of 200 ms that doubles up to 10 s while it keeps failing;
+ * or reset, timeout, 5xx) for a back-off of 200 ms that doubles up to 2 s while it keeps failing;
  * then one request is let through as a half-open probe: its success brings the endpoint up, its
  * failure puts it down again for twice as long. Also holds the process-wide figures and the
  * process-wide count of requests in flight, which least-connections balancing reads.
@@ -15,8 +15,11 @@ import java.util.concurrent.TimeUnit;
 final class EndpointHealth {
     /** The first back-off after an endpoint fails. */
     static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-    /** The longest back-off. */
-    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * The longest back-off: short against the retry budget ({@link S3Timeouts#retry()}, 10 s by
+     * default), so that a request waiting for a lone gateway's restart tries it every 2 s at most.
+     */
+    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private static final Map<String, EndpointHealth> ALL = new ConcurrentHashMap<>();
 
@@ -122,6 +125,18 @@ final class EndpointHealth {
         downUntil = now + backoff;
         figures.markedDown();
         return true;
+    }
+
+    /**
+     * A request let through ended with no verdict on the endpoint (interrupted, cancelled, or an
+     * {@link Error} in the client's thread): a probe's turn goes back, so that the next request may
+     * probe at once.
+     */
+    synchronized void released(Admission how, long now) {
+        if (how == Admission.PROBE && state == State.PROBING) {
+            state = State.DOWN;
+            downUntil = now;
+        }
     }
 
     /** Nanoseconds since the endpoint last answered a request of this process; {@link Long#MAX_VALUE} if it never did. */

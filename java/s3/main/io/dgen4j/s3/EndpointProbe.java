@@ -11,7 +11,6 @@ import java.net.URI;
  * connection (the SDK's Netty pool was seen waiting out its acquisition timeout instead).
  */
 public final class EndpointProbe {
-    private static final int TIMEOUT_MS = 10_000;
 
     private EndpointProbe() {}
 
@@ -27,8 +26,9 @@ public final class EndpointProbe {
         }
         URI e = settings.endpoint().get();
         int port = e.getPort() > 0 ? e.getPort() : "https".equalsIgnoreCase(e.getScheme()) ? 443 : 80;
+        int timeout = (int) Math.min(Integer.MAX_VALUE, settings.timeouts().connect().toMillis());
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(e.getHost(), port), TIMEOUT_MS);
+            s.connect(new InetSocketAddress(e.getHost(), port), timeout);
         } catch (IOException ex) {
             throw new IOException(String.format("%s: cannot connect to the S3 endpoint %s: %s", what,
                     settings.endpointDescription(), ex.getMessage() == null ? ex.toString() : ex.getMessage()), ex);

@@ -51,6 +51,25 @@ final class LeftOpenUploads {
         return uploads.values().stream().map(Upload::label).sorted().toList();
     }
 
+    /**
+     * For each upload left open, the AWS CLI command that aborts it, with its real bucket, key, id
+     * and endpoint (the one it is pinned to, else the set's first), shell-quoted where needed.
+     */
+    List<String> abortCommands() {
+        return uploads.values().stream().sorted(java.util.Comparator.comparing(Upload::label)).map(u -> {
+            String endpoint = u.pinned() != null ? u.pinned().name()
+                    : pool.settings().endpoint().map(Object::toString).orElse(null);
+            return "aws s3api abort-multipart-upload" + (endpoint == null ? "" : " --endpoint-url " + quote(endpoint))
+                    + " --bucket " + quote(u.where().bucket()) + " --key " + quote(u.where().key()) + " --upload-id "
+                    + quote(u.uploadId());
+        }).toList();
+    }
+
+    /** {@code s} as one shell word: as it is when plain, else in single quotes. */
+    static String quote(String s) {
+        return s.matches("[A-Za-z0-9._/:@%+=,-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
+    }
+
     private void retry() {
         for (Upload u : uploads.values()) {
             Requests r = new Requests(pool, u.where(), u.pinned());

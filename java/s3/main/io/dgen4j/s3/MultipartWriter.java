@@ -66,6 +66,7 @@ public final class MultipartWriter implements StorageWriter {
     private volatile String uploadId;
     private volatile State state = State.OPEN;
     private volatile String leftOpen;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private MultipartWriter(S3Endpoints pool, S3Location where, PartPlan plan, String manifest,
                             Map<String, Object> expectedMetadata, int inFlight) {
@@ -107,6 +108,7 @@ public final class MultipartWriter implements StorageWriter {
             w.uploadId = w.requests.call("CreateMultipartUpload", x -> 0,
                     t -> t.createMultipartUpload(where, w.userMetadata));
         }
+        pool.objectOpened();
         return w;
     }
 
@@ -157,6 +159,8 @@ public final class MultipartWriter implements StorageWriter {
         private final MemorySegment data;
         private final Deque<Integer> todo;
         private final BlockingQueue<Done> done = new LinkedBlockingQueue<>();
+        /** This write's parts in flight, cancelled when its thread is interrupted. */
+        private final Set<CompletableFuture<?>> mine = new java.util.HashSet<>();
         private final Map<Integer, Requests.Attempts> attempts = new HashMap<>();
         private int outstanding;
         private IOException failed;
@@ -188,6 +192,9 @@ public final class MultipartWriter implements StorageWriter {
                     if (failed == null) {
                         failed = new InterruptedIOException("write to " + where + " interrupted");
                     }
+                    // Ctrl-C: stop the parts in flight now (their clients stop sending; each ends
+                    // here at once, cancelled) rather than wait for them to finish
+                    List.copyOf(mine).forEach(f -> f.cancel(true));
                 }
             }
             if (interrupted) {
@@ -226,6 +233,7 @@ public final class MultipartWriter implements StorageWriter {
                 return;
             }
             outstanding++;
+            mine.add(s.future());
             sending.add(s.future());
             s.future().whenComplete((p, e) -> {
                 sending.remove(s.future());
@@ -235,6 +243,7 @@ public final class MultipartWriter implements StorageWriter {
 
         private void handle(Done d) {
             outstanding--;
+            mine.remove(d.sent().future());
             permits.release();
             int n = d.number();
             Requests.Failure f = requests.finish(d.sent(), d.failure(), plan.partLength(n));
@@ -366,6 +375,19 @@ public final class MultipartWriter implements StorageWriter {
         if (uploadId == null) {
             return;
         }
+        // An interrupt (Ctrl-C) asked for this cleanup: it must not stop it (the AWS SDK refuses to
+        // start a request on an interrupted thread). The flag is set again after.
+        boolean interrupted = Thread.interrupted();
+        try {
+            abortQuietly();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void abortQuietly() {
         try {
             abortUpload();
             settle();
@@ -452,5 +474,8 @@ public final class MultipartWriter implements StorageWriter {
     @Override
     public void close() {
         abort();
+        if (closed.compareAndSet(false, true)) {
+            pool.objectClosed();
+        }
     }
 }

@@ -29,6 +29,7 @@ public final class RangedReader implements StorageReader {
     private final long size;
     private final String etag;
     private final Map<String, Object> metadata;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RangedReader(S3Endpoints pool, Requests requests, S3Location where, S3Transport.ObjectHead head)
             throws IOException {
@@ -38,6 +39,7 @@ public final class RangedReader implements StorageReader {
         this.size = head.size();
         this.etag = head.etag();
         this.metadata = MetadataCodec.decode(head.metadata(), where.toString());
+        pool.objectOpened();
     }
 
     /**
@@ -145,5 +147,8 @@ public final class RangedReader implements StorageReader {
     @Override
     public void close() {
         // the transports are the pool's
+        if (closed.compareAndSet(false, true)) {
+            pool.objectClosed();
+        }
     }
 }

@@ -23,14 +23,17 @@ import org.slf4j.LoggerFactory;
 /**
  * The requests of one writer or reader (one object): each sent to the endpoint the pool chooses,
  * timed and counted in this object's figures and the process's, its failure classified by the
- * transport; an endpoint's failure marks it down and the caller retries elsewhere. With
- * {@link S3Endpoints#pinUpload()} every request goes to the endpoint of the first.
+ * transport; an endpoint's failure marks it down and the caller retries elsewhere, or on the same
+ * endpoint once its back-off is over, for the settings' retry budget ({@link S3Timeouts#retry()})
+ * after the request's first failure. With {@link S3Endpoints#pinUpload()} every request goes to
+ * the endpoint of the first.
+ *
+ * <p>Neither an interrupt of the waiting thread (the request is cancelled) nor an {@link Error} in
+ * a client library's thread is an endpoint's fault: neither is retried nor marks the endpoint down.
  */
 final class Requests {
     private static final Logger LOG = LoggerFactory.getLogger(Requests.class);
 
-    /** How recently some endpoint must have answered for a request to wait for one rather than fail. */
-    static final long WAIT_FOR_ANSWER_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** How long a request never sent anywhere waits for an endpoint's back-off to end: the longest back-off, and some. */
     static final long FIRST_ATTEMPT_WAIT_NANOS = EndpointHealth.MAX_BACKOFF_NANOS + TimeUnit.SECONDS.toNanos(5);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -39,6 +42,8 @@ final class Requests {
     private final S3Endpoints pool;
     private final S3Location where;
     private final EndpointFigures[] figures;
+    /** The retry budget ({@link S3Timeouts#retry()}). */
+    private final long retryNanos;
     private volatile Endpoint pinned;
 
     Requests(S3Endpoints pool, S3Location where) {
@@ -54,6 +59,7 @@ final class Requests {
             figures[i] = new EndpointFigures();
         }
         this.pinned = pinnedTo;
+        this.retryNanos = pool.settings().timeouts().retry().toNanos();
     }
 
     /** One request on its way. */
@@ -70,8 +76,9 @@ final class Requests {
 
     /**
      * One request's attempts so far: the endpoints that failed it and why. An endpoint that failed it
-     * is not tried again unless it came back up meanwhile (another request's probe), and a request
-     * gets at most two attempts per endpoint, plus one.
+     * is not tried again unless it came back up meanwhile (another request's probe) or its back-off
+     * ended while the request waited; no attempt starts once the retry budget has passed since the
+     * request's first failure.
      */
     static final class Attempts {
         private final Map<Endpoint, IOException> causes = new LinkedHashMap<>();
@@ -79,11 +86,20 @@ final class Requests {
         private int count;
         /** When this request first found no endpoint to take it (0: never). */
         private long waitingSince;
+        /** When this request first failed (meaningful once {@link #count} > 0). */
+        private long firstFailure;
 
         /** {@code ep} failed the request, by its own fault. */
         void failed(Endpoint ep, IOException cause) {
             causes.put(ep, cause);
-            count++;
+            if (count++ == 0) {
+                firstFailure = System.nanoTime();
+            }
+        }
+
+        /** Whether the retry budget since this request's first failure is spent. */
+        boolean spent(long now, long retryNanos) {
+            return count > 0 && now - firstFailure > retryNanos;
         }
 
         Map<Endpoint, IOException> causes() {
@@ -119,7 +135,7 @@ final class Requests {
             throws IOException {
         while (true) {
             S3Endpoints.Choice c;
-            if (attempts.count > 2 * pool.size()) {
+            if (attempts.spent(System.nanoTime(), retryNanos)) {
                 throw noEndpoint(operation, attempts.causes());
             } else if (pool.pinUpload()) {
                 c = pinnedChoice(operation, attempts);
@@ -137,13 +153,13 @@ final class Requests {
      * No endpoint takes requests now: every one is within its back-off, has its half-open probe out,
      * or failed this very request. A request not yet sent anywhere waits for a back-off to end and
      * gets its attempt (a gateway that came back is not refused for other requests' back-off).
-     * One that failed waits, while some endpoint of the set answered a request of this process
-     * within the last {@link #WAIT_FOR_ANSWER_NANOS} (a cluster that was working moments ago: a
-     * gateway restarting, a burst of 503s), for a back-off to end or a probe to succeed, then lets
-     * the caller choose again, endpoints it failed on included once they may be probed; otherwise
-     * (never answered, or silent for that long) it fails at once, naming each endpoint's cause. So
-     * a lone endpoint's transient failure does not fail every request in flight at that moment, and
-     * a dead set still fails within seconds.
+     * One that failed waits, within the retry budget since its first failure and while some endpoint
+     * of the set answered a request of this process within that budget (a cluster that was working
+     * moments ago: a gateway restarting, a burst of 503s), for a back-off to end or a probe to
+     * succeed, then lets the caller choose again, endpoints it failed on included once they may be
+     * probed; otherwise (never answered, silent for that long, or the budget spent) it fails at once,
+     * naming each endpoint's cause. So a lone gateway's restart costs a pause, and a set that never
+     * answered (a wrong port) still fails at once.
      */
     private void awaitEndpoint(String operation, Attempts attempts) throws IOException {
         long now = System.nanoTime();
@@ -161,7 +177,7 @@ final class Requests {
         // back-off, plus a probe's answer): an endpoint that came back must not be refused for a
         // back-off other requests earned. One that failed goes on only while the set answers.
         boolean neverSent = attempts.count == 0 && now - attempts.waitingSince < FIRST_ATTEMPT_WAIT_NANOS;
-        if (!neverSent && sinceAnswer > WAIT_FOR_ANSWER_NANOS) {
+        if (!neverSent && (sinceAnswer > retryNanos || attempts.spent(now, retryNanos))) {
             throw noEndpoint(operation, attempts.causes());
         }
         attempts.forgetRecovering();
@@ -169,8 +185,13 @@ final class Requests {
             TimeUnit.NANOSECONDS.sleep(Math.max(MIN_SLEEP_NANOS, Math.min(soonest, POLL_NANOS)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException(operation + " of " + where + " interrupted while waiting for an S3 endpoint");
+            throw interrupted(operation);
         }
+    }
+
+    /** {@code UploadPart 3 of s3://b/k interrupted}. */
+    private InterruptedIOException interrupted(String operation) {
+        return new InterruptedIOException(operation + " of " + where + " interrupted");
     }
 
     private S3Endpoints.Choice pinnedChoice(String operation, Attempts attempts) throws IOException {
@@ -189,16 +210,25 @@ final class Requests {
         }
         IOException cause = attempts.causes().get(p);
         if (cause != null) {
-            throw new IOException(String.format("%s of %s failed on %s, the endpoint its upload is pinned to "
-                    + "(pinned uploads do not fail over): %s", operation, where, p.name(), cause.getMessage()), cause);
+            // a pinned object has nowhere else to go: the same endpoint again once its back-off is
+            // over, within the retry budget (then the caller fails with its cause)
+            return p.health().usable(System.nanoTime()) ? pinnedAdmission(p) : null;
         }
         EndpointHealth.Admission a = p.health().admitPinned(System.nanoTime());
         if (a == null) {
+            if (attempts.count == 0 && p.health().sinceAnswer(System.nanoTime()) <= retryNanos) {
+                return null; // down moments ago: wait for its back-off like any request not yet sent
+            }
             throw new IOException(String.format("%s of %s cannot be sent: %s, the endpoint its upload is pinned to, is "
                     + "down (pinned uploads do not fail over); its last failure: %s", operation, where, p.name(),
                     lastFailure(p)));
         }
         return new S3Endpoints.Choice(p, a);
+    }
+
+    private S3Endpoints.Choice pinnedAdmission(Endpoint p) {
+        EndpointHealth.Admission a = p.health().admitPinned(System.nanoTime());
+        return a == null ? null : new S3Endpoints.Choice(p, a);
     }
 
     private <T> Sent<T> start(String operation, Endpoint ep, EndpointHealth.Admission how,
@@ -209,10 +239,37 @@ final class Requests {
         CompletableFuture<T> f;
         try {
             f = call.apply(ep.transport());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // an Error too: finish() reports it, and releases a probe
             f = CompletableFuture.failedFuture(e);
         }
         return new Sent<>(operation, ep, how, start, f);
+    }
+
+    /**
+     * Waits for a request's answer. An interrupt cancels the request (its client stops it where it
+     * can; the transports write nothing into a segment after that) and is no fault of the endpoint.
+     *
+     * @return the failure the future completed with, or null on success (then {@code result[0]} is set)
+     * @throws InterruptedIOException when the waiting thread is interrupted (its flag stays set)
+     */
+    private <T> Throwable await(Sent<T> s, Object[] result) throws InterruptedIOException {
+        try {
+            result[0] = s.future().get();
+            return null;
+        } catch (ExecutionException | CancellationException e) {
+            return e;
+        } catch (InterruptedException e) {
+            s.future().cancel(true);
+            finish(s, new CancellationException("interrupted"), 0);
+            Thread.currentThread().interrupt();
+            throw interrupted(s.operation());
+        }
+    }
+
+    /** Whether a failure is an interrupt or a cancellation, ours: no endpoint's fault. */
+    private static boolean interruptedOrCancelled(Throwable t) {
+        return t instanceof CancellationException || S3Errors.has(t, InterruptedException.class)
+                || S3Errors.has(t, java.nio.channels.ClosedByInterruptException.class);
     }
 
     /**
@@ -232,6 +289,17 @@ final class Requests {
             return null;
         }
         Throwable t = unwrap(failure);
+        if (interruptedOrCancelled(t) || t instanceof Error) {
+            // ours, or the client library's own breakdown: never retried, never held against the endpoint
+            figures[ep.index()].finished(nanos, 0, false);
+            ep.health().figures().finished(nanos, 0, false);
+            ep.health().released(s.admission(), System.nanoTime());
+            if (t instanceof Error e) {
+                return new Failure(new IOException(String.format("%s of %s at %s failed in the S3 client's thread: %s",
+                        s.operation(), where, ep.name(), errorText(e)), e), false);
+            }
+            return new Failure(interrupted(s.operation()), false);
+        }
         figures[ep.index()].finished(nanos, 0, true);
         ep.health().figures().finished(nanos, 0, true);
         S3Transport.FailureKind kind;
@@ -256,6 +324,16 @@ final class Requests {
             figures[ep.index()].markedDown();
             LOG.warn("S3 endpoint {} marked down: {}", ep.name(), cause);
         }
+    }
+
+    /** An {@link Error} in a few words: {@code out of memory (Java heap space)}. */
+    private static String errorText(Error e) {
+        String m = e.getMessage() == null || e.getMessage().isBlank() ? "" : " (" + e.getMessage().strip() + ")";
+        if (e instanceof OutOfMemoryError) {
+            return "out of memory" + m + ": give the JVM more heap (DGEN4J_JAVA_OPTS=-Xmx...) or use fewer requests "
+                    + "in flight";
+        }
+        return e.getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(Locale.ROOT) + m;
     }
 
     private IOException describe(Endpoint ep, String operation, Throwable t) {
@@ -286,13 +364,10 @@ final class Requests {
         Attempts attempts = new Attempts();
         while (true) {
             Sent<T> s = send(operation, attempts, call);
-            T r = null;
-            Throwable failed = null;
-            try {
-                r = s.future().join();
-            } catch (CompletionException | CancellationException e) {
-                failed = e;
-            }
+            Object[] result = new Object[1];
+            Throwable failed = await(s, result);
+            @SuppressWarnings("unchecked")
+            T r = (T) result[0];
             Failure f = finish(s, failed, failed == null ? bytes.applyAsLong(r) : 0);
             if (f == null) {
                 return r;
@@ -324,13 +399,10 @@ final class Requests {
         Map<Endpoint, IOException> causes = new LinkedHashMap<>();
         for (Endpoint ep : order) {
             Sent<T> s = start(operation, ep, null, call);
-            T r = null;
-            Throwable failed = null;
-            try {
-                r = s.future().join();
-            } catch (CompletionException | CancellationException e) {
-                failed = e;
-            }
+            Object[] result = new Object[1];
+            Throwable failed = await(s, result);
+            @SuppressWarnings("unchecked")
+            T r = (T) result[0];
             Failure f = finish(s, failed, 0);
             if (f == null) {
                 return r;
@@ -347,6 +419,12 @@ final class Requests {
     IOException noEndpoint(String operation, Map<Endpoint, IOException> causes) {
         if (pool.size() == 1 && causes.size() == 1) {
             return causes.values().iterator().next();
+        }
+        Endpoint p = pinned;
+        if (pool.pinUpload() && p != null && causes.get(p) != null) {
+            IOException cause = causes.get(p);
+            return new IOException(String.format("%s of %s failed on %s, the endpoint its upload is pinned to "
+                    + "(pinned uploads do not fail over): %s", operation, where, p.name(), cause.getMessage()), cause);
         }
         StringBuilder each = new StringBuilder();
         IOException last = null;

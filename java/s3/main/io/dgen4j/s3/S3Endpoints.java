@@ -47,6 +47,8 @@ public final class S3Endpoints implements AutoCloseable {
     private final int rank;
     private final AtomicInteger next = new AtomicInteger();
     private final LeftOpenUploads leftOpen;
+    /** Writers and readers of this pool open now (a writer until it is committed or aborted and closed). */
+    private final AtomicInteger objects = new AtomicInteger();
     private volatile boolean closed;
 
     private S3Endpoints(String backend, S3Settings settings, List<Endpoint> endpoints) {
@@ -123,6 +125,18 @@ public final class S3Endpoints implements AutoCloseable {
     }
 
     /**
+     * For each upload that no endpoint let this process abort yet, over every shared pool, the AWS
+     * CLI command that aborts it: its real bucket, key, upload id and endpoint.
+     */
+    public static List<String> abortCommandsEverywhere() {
+        List<String> all = new ArrayList<>();
+        for (S3Endpoints p : List.copyOf(SHARED.values())) {
+            all.addAll(p.leftOpen.abortCommands());
+        }
+        return all;
+    }
+
+    /**
      * Waits until every shared pool has aborted its uploads left open, or {@code max} has passed;
      * returns those still open.
      *
@@ -136,6 +150,32 @@ public final class S3Endpoints implements AutoCloseable {
             open = uploadsLeftOpenEverywhere();
         }
         return open;
+    }
+
+    /**
+     * Whether a shared pool of {@code backend} has work under way: a writer or reader open (an upload
+     * not yet committed or aborted), or a request in flight. A client library that tears itself down
+     * at JVM shutdown (the CRT) waits for this to end, so that an interrupted save still aborts its
+     * upload through it.
+     */
+    public static boolean busy(String backend) {
+        for (S3Endpoints p : List.copyOf(SHARED.values())) {
+            if (p.backend.equals(backend) && !p.closed && (p.objects.get() > 0
+                    || p.endpoints.stream().anyMatch(ep -> ep.health().active() > 0))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A writer or reader of this pool was opened. */
+    void objectOpened() {
+        objects.incrementAndGet();
+    }
+
+    /** A writer or reader of this pool was closed. */
+    void objectClosed() {
+        objects.decrementAndGet();
     }
 
     /** Closes the process's shared pools of {@code backend} (its provider's {@code close()}). */

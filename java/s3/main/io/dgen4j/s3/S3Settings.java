@@ -27,7 +27,7 @@ import java.util.OptionalLong;
  * {@code region} in the config file ({@code AWS_CONFIG_FILE}, default {@code ~/.aws/config}), else
  * {@code us-east-1}. TLS trust: {@code AWS_CA_BUNDLE} (a PEM file). Transfers: {@code DGEN4J_S3_PART_SIZE}
  * (bytes per part, e.g. {@code 64MiB}) and {@code DGEN4J_S3_CHECKSUMS} ({@code when_required} or
- * {@code full}, see {@link ChecksumMode}). A {@code .env} file in the
+ * {@code full}, see {@link ChecksumMode}); waits: {@value S3Timeouts#VAR} ({@link S3Timeouts}). A {@code .env} file in the
  * working directory supplies any of these that the environment does not set.
  *
  * <p>{@link #toString()} masks the secrets: the secret key and session token never appear in any
@@ -91,6 +91,7 @@ public final class S3Settings {
     private final ChecksumMode checksumMode;
     private final Duration apiCallTimeout;
     private final Duration apiCallAttemptTimeout;
+    private final S3Timeouts timeouts;
 
     private S3Settings(Builder b) {
         this.accessKeyId = b.accessKeyId;
@@ -107,6 +108,7 @@ public final class S3Settings {
         this.checksumMode = b.checksumMode;
         this.apiCallTimeout = b.apiCallTimeout;
         this.apiCallAttemptTimeout = b.apiCallAttemptTimeout;
+        this.timeouts = b.timeouts;
     }
 
     /** Settings with no credentials, AWS's endpoint, region us-east-1 and default sizes. */
@@ -211,6 +213,10 @@ public final class S3Settings {
         String checksums = nonBlank(all.get(CHECKSUMS_VAR));
         if (checksums != null) {
             b.checksumMode(ChecksumMode.parse(checksums, CHECKSUMS_VAR));
+        }
+        String timeouts = nonBlank(all.get(S3Timeouts.VAR));
+        if (timeouts != null) {
+            b.timeouts(S3Timeouts.parse(timeouts, S3Timeouts.VAR, S3Timeouts.DEFAULTS));
         }
         return b.build();
     }
@@ -374,6 +380,11 @@ public final class S3Settings {
         return Optional.ofNullable(apiCallAttemptTimeout);
     }
 
+    /** How long requests may wait, and failing ones be retried ({@link S3Timeouts#DEFAULTS} unless set). */
+    public S3Timeouts timeouts() {
+        return timeouts;
+    }
+
     /** The first four characters of an access key id, the rest masked. */
     public static String mask(String accessKeyId) {
         if (accessKeyId == null) {
@@ -391,13 +402,13 @@ public final class S3Settings {
                 && region.equals(s.region) && Objects.equals(caBundle, s.caBundle) && partSize == s.partSize
                 && maxInFlight == s.maxInFlight && Objects.equals(pathStyle, s.pathStyle)
                 && checksumMode == s.checksumMode && Objects.equals(apiCallTimeout, s.apiCallTimeout)
-                && Objects.equals(apiCallAttemptTimeout, s.apiCallAttemptTimeout);
+                && Objects.equals(apiCallAttemptTimeout, s.apiCallAttemptTimeout) && timeouts.equals(s.timeouts);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(accessKeyId, secretAccessKey, sessionToken, endpoint, endpointSet, region, caBundle, partSize,
-                maxInFlight, pathStyle, checksumMode, apiCallTimeout, apiCallAttemptTimeout);
+                maxInFlight, pathStyle, checksumMode, apiCallTimeout, apiCallAttemptTimeout, timeouts);
     }
 
     /** The settings with the secrets masked. */
@@ -412,6 +423,7 @@ public final class S3Settings {
                 + ", partSize=" + (partSize > 0 ? Long.toString(partSize) : "chunk size")
                 + ", maxInFlight=" + (maxInFlight > 0 ? Integer.toString(maxInFlight) : "writers in flight")
                 + ", checksums=" + checksumMode
+                + ", timeouts=" + timeouts
                 + (caBundle == null ? "" : ", caBundle=" + caBundle)
                 + (apiCallTimeout == null ? "" : ", apiCallTimeout=" + apiCallTimeout)
                 + (apiCallAttemptTimeout == null ? "" : ", apiCallAttemptTimeout=" + apiCallAttemptTimeout) + "]";
@@ -433,6 +445,7 @@ public final class S3Settings {
         private ChecksumMode checksumMode = ChecksumMode.WHEN_REQUIRED;
         private Duration apiCallTimeout;
         private Duration apiCallAttemptTimeout;
+        private S3Timeouts timeouts = S3Timeouts.DEFAULTS;
 
         private Builder() {}
 
@@ -451,6 +464,7 @@ public final class S3Settings {
             checksumMode = s.checksumMode;
             apiCallTimeout = s.apiCallTimeout;
             apiCallAttemptTimeout = s.apiCallAttemptTimeout;
+            timeouts = s.timeouts;
         }
 
         /** Static credentials; {@code sessionToken} may be null. */
@@ -538,6 +552,12 @@ public final class S3Settings {
         /** Limit on one attempt of an API call; null for none. */
         public Builder apiCallAttemptTimeout(Duration d) {
             this.apiCallAttemptTimeout = positive(d, "API call attempt timeout");
+            return this;
+        }
+
+        /** How long requests may wait, and failing ones be retried. */
+        public Builder timeouts(S3Timeouts t) {
+            this.timeouts = Objects.requireNonNull(t, "timeouts");
             return this;
         }
 
