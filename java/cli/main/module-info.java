@@ -4,6 +4,7 @@
  * with {@code --enable-native-access=io.dgen4j,io.dgen4j.cli}.
  */
 module io.dgen4j.cli {
+    requires java.logging; // to quiet OkHttp's logger (Main.quietLogs)
     requires io.dgen4j;
     requires io.dgen4j.s3;
     requires io.dgen4j.dlio;

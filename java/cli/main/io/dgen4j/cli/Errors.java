@@ -32,6 +32,9 @@ final class Errors {
             case java.io.UncheckedIOException u -> text(u.getCause(), "I/O failure");
             case java.nio.file.InvalidPathException ip -> "not a valid path: " + ip.getMessage();
             case WrongThreadException w -> "internal error: " + text(w, "memory used from the wrong thread");
+            case InterruptedException ie -> text(ie, "interrupted");
+            case java.io.InterruptedIOException ie when ie.getMessage() == null || ie.getMessage().isBlank() ->
+                    "interrupted";
             case java.io.IOException x when x.getMessage() == null || x.getMessage().isBlank() ->
                     "I/O failure" + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
             case Exception x when x.getMessage() == null || x.getMessage().isBlank() ->

@@ -27,10 +27,16 @@ public final class Main implements Callable<Integer> {
 
     /** Runs the command line and exits with its status. */
     public static void main(String[] args) {
-        // The CLI prints its own results; the library's logs show from WARN up unless asked otherwise.
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        }
+        boolean verbose = args != null && java.util.Arrays.asList(args).contains("--verbose");
+        quietLogs(verbose);
+        // No stack trace on the console from any thread: ours catch what they throw; a client
+        // library's thread that dies says so in one line (its trace with --verbose).
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+            System.err.println("dgen4j: thread " + t.getName() + " failed: " + Errors.describe(e));
+            if (verbose) {
+                e.printStackTrace();
+            }
+        });
         // Ctrl-C (SIGINT/SIGTERM) interrupts the command, whose cleanup removes partial files and
         // frees buffers; the JVM waits for it a few seconds before exiting.
         Thread main = Thread.currentThread();
@@ -54,6 +60,30 @@ public final class Main implements Callable<Integer> {
             finished.countDown();
         }
         System.exit(code);
+    }
+
+    /**
+     * The CLI prints its own results: dgen4j's logs show from WARN up (INFO with {@code --verbose});
+     * the client libraries' (Netty, the AWS SDK and its CRT client, OkHttp), which print stack traces
+     * for failures the backends already report in one line, show only with {@code --verbose} (from
+     * WARN up). A level set with {@code -Dorg.slf4j.simpleLogger...} wins.
+     */
+    static void quietLogs(boolean verbose) {
+        setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "warn");
+        for (String library : List.of("io.netty", "software.amazon.awssdk", "okhttp3", "io.minio")) {
+            setIfAbsent("org.slf4j.simpleLogger.log." + library, verbose ? "warn" : "off");
+        }
+        // OkHttp logs through java.util.logging (e.g. "A connection to ... was leaked")
+        OKHTTP_LOG.setLevel(verbose ? java.util.logging.Level.WARNING : java.util.logging.Level.OFF);
+    }
+
+    /** Held: java.util.logging forgets the level of a logger nothing references. */
+    private static final java.util.logging.Logger OKHTTP_LOG = java.util.logging.Logger.getLogger("okhttp3");
+
+    private static void setIfAbsent(String property, String value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, value);
+        }
     }
 
     /**
@@ -155,8 +185,10 @@ public final class Main implements Callable<Integer> {
                 return;
             }
         }
-        err.println("dgen4j: still open: " + String.join(", ", open) + "; abort it when a gateway is back, e.g. "
-                + "aws s3api abort-multipart-upload --bucket B --key K --upload-id ID, or let a lifecycle rule expire it");
+        List<String> commands = S3Endpoints.abortCommandsEverywhere();
+        err.println("dgen4j: still open: " + String.join(", ", open) + "; abort " + (open.size() == 1 ? "it" : "them")
+                + " when a gateway is back" + (commands.isEmpty() ? "" : " with: " + String.join("; ", commands))
+                + ", or let a lifecycle rule expire " + (open.size() == 1 ? "it" : "them"));
     }
 
     private static int fail(PrintWriter err, Throwable t) {
@@ -169,6 +201,12 @@ public final class Main implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** Read by {@link #main} before parsing (logging is set up before any command runs); declared for picocli. */
+    @CommandLine.Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "Also show dgen4j's INFO log and the client libraries' warnings (Netty, the AWS SDK and CRT, "
+                    + "OkHttp) with their stack traces on stderr.")
+    boolean verbose;
 
     /** {@code dgen4j} without a command. */
     @Override

@@ -242,10 +242,15 @@ public final class DlioRun {
     private StepWall step(ExecutorService pool, boolean save, int i, Map<Integer, RankStats> stats,
                           List<FileResult> files) throws IOException, InterruptedException {
         double pause = config.checkpoint().timeBetweenCheckpoints();
-        if (pause > 0) {
-            Thread.sleep((long) (pause * 1000));
+        try {
+            if (pause > 0) {
+                Thread.sleep((long) (pause * 1000));
+            }
+            group.barrier();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw interrupted(save, i);
         }
-        group.barrier();
         String key = (save ? "save_ckpt" : "load_ckpt") + i;
         log(String.format(Locale.ROOT, "Starting %s checkpoint %d after total step %d for epoch 1",
                 save ? "saving" : "loading", i, i));
@@ -273,8 +278,9 @@ public final class DlioRun {
             running.forEach(f -> f.cancel(true));
             failure = e.getCause();
         } catch (InterruptedException e) {
-            running.forEach(f -> f.cancel(true));
-            throw e;
+            running.forEach(f -> f.cancel(true)); // each save aborts what it was writing
+            Thread.currentThread().interrupt();
+            throw interrupted(save, i);
         }
         if (config.checkpoint().rankSync()) {
             // DLIO's rank_sync: a checkpoint ends for every rank when the last one is done
@@ -356,6 +362,14 @@ public final class DlioRun {
         } finally {
             givePool(buffers);
         }
+    }
+
+    /** What an interrupt (Ctrl-C, SIGTERM) of checkpoint {@code i} says, as a save's does. */
+    private InterruptedIOException interrupted(boolean save, int i) {
+        return new InterruptedIOException(String.format(Locale.ROOT, "dlio run interrupted while %s checkpoint %d of %d "
+                + "%s %s (a file being written is not kept)", save ? "saving" : "loading", i, save
+                ? config.checkpoint().numCheckpointsWrite() : config.checkpoint().numCheckpointsRead(),
+                save ? "to" : "from", folder));
     }
 
     private long rank(boolean save, int i, String step, int rank, List<FileResult> files, BufferPool buffers)
