@@ -359,6 +359,9 @@ final class AwsTransport implements S3Transport {
         if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException) {
             return S3Errors.timedOut(operation, where, endpoint, t.getMessage());
         }
+        if (S3Errors.isTimeout(t)) {
+            return S3Errors.timedOut(operation, where, endpoint, S3Errors.timeoutReason(settings, t));
+        }
         if (S3Errors.has(t, ClosedChannelException.class) || S3Errors.has(t, IOException.class)) {
             return S3Errors.connectionBroke(operation, where, endpoint, root);
         }

@@ -27,7 +27,9 @@ final class ExitCodes {
     /** The code for a failure that reached the command line. */
     static int of(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
+            // a SocketTimeoutException is an InterruptedIOException too, but a timeout (exit 3)
             if (c instanceof InterruptedException || c instanceof InterruptedIOException
+                    && !(c instanceof java.net.SocketTimeoutException)
                     || c instanceof ClosedByInterruptException) {
                 return INTERRUPTED;
             }

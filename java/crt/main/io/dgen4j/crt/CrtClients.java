@@ -38,11 +38,12 @@ final class CrtClients {
      */
     static final long RANGE_PIECE = 8L << 20;
     /**
-     * Attempts after the first that the CRT makes of a failed request: none, the driver retries
-     * (on another endpoint, or the same one after its back-off, within the settings' retry budget),
-     * so that every wait is bounded by the settings' timeouts.
+     * Attempts after the first that the CRT makes of a failed request: one, the fewest it can be told
+     * (0 means its default, 3); the driver retries beyond that (on another endpoint, or the same one
+     * after its back-off, within the settings' retry budget). So a request to a gateway that never
+     * answers fails after twice the settings' read timeout (first-byte or idle, the larger).
      */
-    static final int RETRIES = 0;
+    static final int RETRIES = 1;
 
     private static final Object RUNTIME_LOCK = new Object();
     private static volatile Optional<String> runtimeProblem;

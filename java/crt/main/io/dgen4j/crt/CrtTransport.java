@@ -304,6 +304,9 @@ public final class CrtTransport implements S3Transport {
         }
         String reason = CrtErrors.oneLine(t).replaceFirst("^Failed to send the request: ", "");
         String r = reason.toLowerCase(Locale.ROOT);
+        if (S3Errors.isTimeout(t) || r.contains("throughput minimum")) {
+            return S3Errors.timedOut(operation, where, endpoint, S3Errors.timeoutReason(settings, t));
+        }
         if (t instanceof ApiCallTimeoutException || t instanceof ApiCallAttemptTimeoutException
                 || r.contains("timed out") || r.contains("timeout")) {
             return S3Errors.timedOut(operation, where, endpoint, reason);

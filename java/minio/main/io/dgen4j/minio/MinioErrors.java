@@ -71,8 +71,9 @@ final class MinioErrors {
             return String.format("%s of %s: cannot connect to the S3 endpoint %s: %s", operation, where, endpoint,
                     rootMessage(t));
         }
-        if (has(t, InterruptedIOException.class)) {
-            return String.format("%s of %s at %s timed out: %s", operation, where, endpoint, rootMessage(t));
+        if (has(t, InterruptedIOException.class) || io.dgen4j.s3.S3Errors.isTimeout(t)) {
+            return String.format("%s of %s at %s timed out: %s", operation, where, endpoint,
+                    io.dgen4j.s3.S3Errors.timeoutReason(s, t));
         }
         if (has(t, IOException.class)) {
             return String.format("%s of %s at %s failed: the connection broke: %s", operation, where, endpoint,

@@ -9,7 +9,9 @@ import java.util.concurrent.TimeUnit;
  * it (one instance per endpoint URI): up; down after a failure of the endpoint's (connect refused
  * or reset, timeout, 5xx) for a back-off of 200 ms that doubles up to 2 s while it keeps failing;
  * then one request is let through as a half-open probe: its success brings the endpoint up, its
- * failure puts it down again for twice as long. Also holds the process-wide figures and the
+ * failure puts it down again for twice as long. An endpoint that timed out (it accepts connections
+ * and does not answer, or stalls) is down for 30 s, doubling up to 5 min: each probe of it costs a
+ * request the whole timeout, where a refused connection costs milliseconds. Also holds the process-wide figures and the
  * process-wide count of requests in flight, which least-connections balancing reads.
  */
 final class EndpointHealth {
@@ -20,6 +22,10 @@ final class EndpointHealth {
      * default), so that a request waiting for a lone gateway's restart tries it every 2 s at most.
      */
     static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** The first back-off after a timeout. */
+    static final long TIMEOUT_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** The longest back-off after timeouts. */
+    static final long MAX_TIMEOUT_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(5);
 
     private static final Map<String, EndpointHealth> ALL = new ConcurrentHashMap<>();
 
@@ -113,11 +119,20 @@ final class EndpointHealth {
      * @return whether this failure marked the endpoint down (false when it already was)
      */
     synchronized boolean failed(Admission how, String cause, long now) {
+        return failed(how, cause, now, false);
+    }
+
+    /** {@link #failed(Admission, String, long)}, by a timeout when {@code timeout}: the longer back-off. */
+    synchronized boolean failed(Admission how, String cause, long now, boolean timeout) {
         figures.lastFailure(cause);
         if (how == Admission.PROBE && state == State.PROBING) {
-            backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+            backoff = timeout ? Math.min(MAX_TIMEOUT_BACKOFF_NANOS, Math.max(TIMEOUT_BACKOFF_NANOS, backoff * 2))
+                    : Math.min(MAX_BACKOFF_NANOS, backoff * 2);
         } else if (state == State.UP) {
-            backoff = FIRST_BACKOFF_NANOS;
+            backoff = timeout ? TIMEOUT_BACKOFF_NANOS : FIRST_BACKOFF_NANOS;
+        } else if (timeout && state == State.DOWN && downUntil - (now + TIMEOUT_BACKOFF_NANOS) < 0) {
+            // down for a refusal moments ago, and now a request that was under way timed out: it hangs
+            backoff = TIMEOUT_BACKOFF_NANOS;
         } else {
             return false;
         }

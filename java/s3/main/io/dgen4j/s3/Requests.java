@@ -77,12 +77,14 @@ final class Requests {
     /**
      * One request's attempts so far: the endpoints that failed it and why. An endpoint that failed it
      * is not tried again unless it came back up meanwhile (another request's probe) or its back-off
-     * ended while the request waited; no attempt starts once the retry budget has passed since the
-     * request's first failure.
+     * ended while the request waited; one on which it timed out (a stall, a black hole), only when it
+     * came back up: a gateway that restarts refuses connections, one that hangs would hang the retry
+     * too. No attempt starts once the retry budget has passed since the request's first failure.
      */
     static final class Attempts {
         private final Map<Endpoint, IOException> causes = new LinkedHashMap<>();
         private final Set<Endpoint> recovering = new HashSet<>();
+        private final Set<Endpoint> timedOut = new HashSet<>();
         private int count;
         /** When this request first found no endpoint to take it (0: never). */
         private long waitingSince;
@@ -92,6 +94,10 @@ final class Requests {
         /** {@code ep} failed the request, by its own fault. */
         void failed(Endpoint ep, IOException cause) {
             causes.put(ep, cause);
+            if (S3Errors.isTimeout(cause)) {
+                timedOut.add(ep);
+                recovering.remove(ep);
+            }
             if (count++ == 0) {
                 firstFailure = System.nanoTime();
             }
@@ -120,7 +126,12 @@ final class Requests {
          * for the final message, and the attempt count still bounds the request.
          */
         void forgetRecovering() {
-            recovering.addAll(causes.keySet());
+            causes.keySet().stream().filter(e -> !timedOut.contains(e)).forEach(recovering::add);
+        }
+
+        /** Whether every endpoint of {@code all} timed out on this request and none is up again. */
+        boolean allTimedOut(List<Endpoint> all) {
+            return all.stream().allMatch(e -> timedOut.contains(e) && e.health().state() != EndpointHealth.State.UP);
         }
     }
 
@@ -177,7 +188,8 @@ final class Requests {
         // back-off, plus a probe's answer): an endpoint that came back must not be refused for a
         // back-off other requests earned. One that failed goes on only while the set answers.
         boolean neverSent = attempts.count == 0 && now - attempts.waitingSince < FIRST_ATTEMPT_WAIT_NANOS;
-        if (!neverSent && (sinceAnswer > retryNanos || attempts.spent(now, retryNanos))) {
+        if (!neverSent && (sinceAnswer > retryNanos || attempts.spent(now, retryNanos)
+                || attempts.allTimedOut(pool.pinUpload() && pinned != null ? List.of(pinned) : pool.all()))) {
             throw noEndpoint(operation, attempts.causes());
         }
         attempts.forgetRecovering();
@@ -211,8 +223,11 @@ final class Requests {
         IOException cause = attempts.causes().get(p);
         if (cause != null) {
             // a pinned object has nowhere else to go: the same endpoint again once its back-off is
-            // over, within the retry budget (then the caller fails with its cause)
-            return p.health().usable(System.nanoTime()) ? pinnedAdmission(p) : null;
+            // over, within the retry budget (then the caller fails with its cause); after a timeout
+            // only once it is up again
+            boolean again = attempts.timedOut.contains(p) ? p.health().state() == EndpointHealth.State.UP
+                    : p.health().usable(System.nanoTime());
+            return again ? pinnedAdmission(p) : null;
         }
         EndpointHealth.Admission a = p.health().admitPinned(System.nanoTime());
         if (a == null) {
@@ -311,16 +326,16 @@ final class Requests {
         IOException described = describe(ep, s.operation(), t);
         figures[ep.index()].lastFailure(described.getMessage());
         if (kind == S3Transport.FailureKind.ENDPOINT) {
-            endpointFailed(ep, s.admission(), described.getMessage());
+            endpointFailed(ep, s.admission(), described.getMessage(), S3Errors.isTimeout(t));
         } else {
             ep.health().answered(s.admission()); // it answered, with a refusal of this request
         }
         return new Failure(described, kind == S3Transport.FailureKind.ENDPOINT);
     }
 
-    private void endpointFailed(Endpoint ep, EndpointHealth.Admission how, String cause) {
+    private void endpointFailed(Endpoint ep, EndpointHealth.Admission how, String cause, boolean timeout) {
         figures[ep.index()].lastFailure(cause);
-        if (ep.health().failed(how, cause, System.nanoTime())) {
+        if (ep.health().failed(how, cause, System.nanoTime(), timeout)) {
             figures[ep.index()].markedDown();
             LOG.warn("S3 endpoint {} marked down: {}", ep.name(), cause);
         }

@@ -61,6 +61,51 @@ public final class S3Errors {
         return String.format("%s of %s at %s failed: %s", operation, where, endpoint, reason);
     }
 
+    /**
+     * Whether {@code t} is a timeout of the request's (connect, first-byte, idle), as any of the
+     * client libraries reports one: a {@code TimeoutException} or {@code SocketTimeoutException}
+     * anywhere in its causes (Netty's {@code ReadTimeoutException}, the SDK's
+     * {@code ApiCallAttemptTimeoutException} included, by name), OkHttp's {@code "timeout"}, or the
+     * CRT's connection monitor dropping a connection below its throughput minimum.
+     */
+    public static boolean isTimeout(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage() == null ? "" : c.getMessage().toLowerCase(java.util.Locale.ROOT);
+            if (c instanceof java.util.concurrent.TimeoutException || c instanceof java.net.SocketTimeoutException
+                    || c.getClass().getSimpleName().endsWith("TimeoutException")
+                    || c instanceof java.io.InterruptedIOException && m.equals("timeout")
+                    || m.contains("throughput minimum") || m.contains("timed out")
+                    // the AWS SDK's write-idle timeout (e.g. no "100 Continue" came)
+                    || m.startsWith("no data was written to the request body within")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Why a request timed out, in the settings' words: {@code no byte for 10 s (the first-byte and
+     * idle timeouts, DGEN4J_S3_TIMEOUTS)}, or the connect timeout when it never connected.
+     */
+    public static String timeoutReason(S3Settings s, Throwable t) {
+        S3Timeouts to = s.timeouts();
+        boolean connect = false;
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage() == null ? "" : c.getMessage().toLowerCase(java.util.Locale.ROOT);
+            connect |= c.getClass().getSimpleName().startsWith("ConnectTimeout") || m.contains("connect timed out");
+        }
+        if (connect) {
+            return String.format("no connection within %s (the connect timeout, %s)", seconds(to.connect()),
+                    S3Timeouts.VAR);
+        }
+        return String.format("no byte for %s (the first-byte and idle timeouts, %s)", seconds(to.read()),
+                S3Timeouts.VAR);
+    }
+
+    private static String seconds(java.time.Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
     /** The innermost cause's message, or its class's name when it has none. */
     public static String rootMessage(Throwable t) {
         Throwable root = t;
