@@ -341,6 +341,10 @@ final class AwsTransport implements S3Transport {
         if (t instanceof NoSuchBucketException || t instanceof S3Exception e && "NoSuchBucket".equals(code(e))) {
             return S3Errors.noSuchBucket(where, endpoint);
         }
+        if (t instanceof S3Exception e && e.statusCode() == 999) {
+            // Netty's HTTP decoder gives an answer it cannot parse this status
+            return S3Errors.failed(operation, where, endpoint, "the answer is not HTTP (garbage)");
+        }
         if (t instanceof S3Exception e) {
             String code = code(e);
             if (S3Errors.refusesCredentials(e.statusCode(), code)) {

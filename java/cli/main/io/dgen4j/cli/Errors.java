@@ -109,6 +109,7 @@ final class Errors {
     }
 
     private static String oneLine(String s) {
-        return s.replaceAll("\\s*\\R\\s*", " ").strip();
+        // no control characters either: a garbage answer quoted in a message must not drive the terminal
+        return s.replaceAll("\\s*\\R\\s*", " ").replaceAll("[\\p{Cntrl}\\uFFFD]", "?").strip();
     }
 }

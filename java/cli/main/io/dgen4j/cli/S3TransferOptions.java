@@ -2,15 +2,17 @@ package io.dgen4j.cli;
 
 import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Timeouts;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * How S3 transfers are cut and checked: {@code --part-size} (multipart part size of saves) and
- * {@code --checksums} (the {@link S3Settings.ChecksumMode}), over {@value S3Settings#PART_SIZE_VAR}
- * and {@value S3Settings#CHECKSUMS_VAR}.
+ * How S3 transfers are cut, checked and timed: {@code --part-size} (multipart part size of saves),
+ * {@code --checksums} (the {@link S3Settings.ChecksumMode}) and {@code --s3-timeouts}
+ * ({@link S3Timeouts}), over {@value S3Settings#PART_SIZE_VAR}, {@value S3Settings#CHECKSUMS_VAR} and
+ * {@value S3Timeouts#VAR}.
  */
 final class S3TransferOptions {
     @Option(names = "--part-size", paramLabel = "SIZE", converter = ByteSize.class,
@@ -24,9 +26,15 @@ final class S3TransferOptions {
                             + S3Settings.CHECKSUMS_VAR + ")."})
     S3Settings.ChecksumMode checksums;
 
+    @Option(names = "--s3-timeouts", paramLabel = "SPEC",
+            description = {"S3 waits: connect=, first-byte=, idle= and retry= (how long a failing request is retried),",
+                    "any of them, e.g. first-byte=30s,idle=15s (default connect=5s,first-byte=10s,idle=10s,",
+                    "retry=10s; over " + S3Timeouts.VAR + ", whose values it changes)."})
+    String timeouts;
+
     /** Whether any of these options was given. */
     boolean given() {
-        return partSize != null || checksums != null;
+        return partSize != null || checksums != null || timeouts != null;
     }
 
     /** The option names given, for messages. */
@@ -37,6 +45,9 @@ final class S3TransferOptions {
         }
         if (checksums != null) {
             names.add("--checksums");
+        }
+        if (timeouts != null) {
+            names.add("--s3-timeouts");
         }
         return String.join(", ", names);
     }
@@ -57,6 +68,9 @@ final class S3TransferOptions {
         }
         if (checksums != null) {
             b.checksumMode(checksums);
+        }
+        if (timeouts != null) {
+            b.timeouts(S3Timeouts.parse(timeouts, "--s3-timeouts", s.timeouts()));
         }
         return b.build();
     }
