@@ -304,14 +304,15 @@ final class Requests {
             return null;
         }
         Throwable t = unwrap(failure);
-        if (interruptedOrCancelled(t) || t instanceof Error) {
+        Error error = clientError(t);
+        if (interruptedOrCancelled(t) || error != null) {
             // ours, or the client library's own breakdown: never retried, never held against the endpoint
             figures[ep.index()].finished(nanos, 0, false);
             ep.health().figures().finished(nanos, 0, false);
             ep.health().released(s.admission(), System.nanoTime());
-            if (t instanceof Error e) {
+            if (error != null) {
                 return new Failure(new IOException(String.format("%s of %s at %s failed in the S3 client's thread: %s",
-                        s.operation(), where, ep.name(), errorText(e)), e), false);
+                        s.operation(), where, ep.name(), errorText(error)), t), false);
             }
             return new Failure(interrupted(s.operation()), false);
         }
@@ -339,6 +340,25 @@ final class Requests {
             figures[ep.index()].markedDown();
             LOG.warn("S3 endpoint {} marked down: {}", ep.name(), cause);
         }
+    }
+
+    /**
+     * The {@link Error} a client library's thread met, if {@code t} carries one: itself, a cause, or
+     * suppressed (OkHttp fails the call with {@code IOException("canceled due to ...")} and the Error
+     * suppressed in it, then lets it kill its thread).
+     */
+    private static Error clientError(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof Error e) {
+                return e;
+            }
+            for (Throwable s : c.getSuppressed()) {
+                if (s instanceof Error e) {
+                    return e;
+                }
+            }
+        }
+        return null;
     }
 
     /** An {@link Error} in a few words: {@code out of memory (Java heap space)}. */

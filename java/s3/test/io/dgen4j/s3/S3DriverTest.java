@@ -524,6 +524,161 @@ class S3DriverTest {
         S3Endpoints.closeShared("fake");
     }
 
+    // ---- the retry budget, timeouts, interrupts and client-thread Errors ----
+
+    private S3Endpoints pool(FakeTransport.Cluster c, List<URI> endpoints, S3Timeouts timeouts) throws IOException {
+        S3Settings s = S3Settings.builder().credentials("key", "secret", null).partSize(PART).timeouts(timeouts)
+                .endpointSet(EndpointSet.builder().endpoints(endpoints).build()).build();
+        S3Endpoints p = S3Endpoints.open(c, s);
+        open.add(p);
+        return p;
+    }
+
+    @Test
+    void aLoneEndpointDownForAFewSecondsCostsAPauseNotTheSave() throws Exception {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(1);
+        S3Endpoints pool = pool(c, eps, S3Timeouts.DEFAULTS);
+        FakeTransport t = c.transport(eps.get(0));
+        long size = 6 * PART;
+        try (MultipartWriter w = writer(pool, "restart.bin", size, 1)) {
+            // down from the 3rd part for 3 s (a gateway's restart), well within the 10 s retry budget
+            t.failWith((op, n) -> op.equals("UploadPart") && n == 3 ? new java.io.UncheckedIOException(
+                    new java.net.ConnectException("Connection refused (restarting)")) : null);
+            ExecutorService ex = Executors.newSingleThreadExecutor();
+            try {
+                ex.submit(() -> {
+                    sleep(100);
+                    t.kill();
+                    sleep(3000);
+                    t.revive();
+                });
+                long t0 = System.nanoTime();
+                writeSequentially(w, size);
+                w.commit();
+                System.out.printf("a 3 s outage of the lone endpoint cost the save %.1f s%n",
+                        (System.nanoTime() - t0) / 1e9);
+            } finally {
+                ex.shutdownNow();
+            }
+            EndpointStatistics st = w.endpointStatistics().getFirst();
+            assertTrue(st.errors() >= 1 && st.markedDown() >= 1, st.toString());
+            assertEquals("up", st.state(), st.toString());
+        }
+        assertArrayEquals(expected(size), c.bytes("restart.bin"));
+    }
+
+    @Test
+    void theRetryBudgetBoundsHowLongAFailingRequestIsRetried() throws Exception {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
+        List<URI> eps = c.endpoints(1);
+        S3Timeouts oneSecond = S3Timeouts.parse("retry=1s", "test", S3Timeouts.DEFAULTS);
+        S3Endpoints pool = pool(c, eps, oneSecond);
+        try (MultipartWriter w = writer(pool, "budget.bin", 4 * PART, 1)) {
+            c.transport(eps.get(0)).kill(); // after it answered: a gateway that went away for good
+            long t0 = System.nanoTime();
+            IOException e = assertThrows(IOException.class, () -> writeSequentially(w, 4 * PART));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertTrue(seconds >= 0.9 && seconds < 5, seconds + " s: " + e.getMessage());
+            assertTrue(e.getMessage().contains("Connection refused"), e.getMessage());
+            // retried on the same endpoint after each back-off (200, 400, 800 ms ...) until the budget ended
+            int calls = c.transport(eps.get(0)).calls("UploadPart");
+            assertTrue(calls >= 3 && calls <= 8, calls + " attempts");
+        }
+    }
+
+    @Test
+    void aRequestThatTimedOutIsNotSentToThatEndpointAgainButFailsOver() throws Exception {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(2);
+        S3Endpoints pool = pool(c, eps, S3Timeouts.DEFAULTS);
+        FakeTransport hung = c.transport(eps.get(0));
+        hung.failWith((op, n) -> op.equals("UploadPart") ? new java.io.UncheckedIOException(
+                new java.net.SocketTimeoutException("Read timed out")) : null);
+        long size = 4 * PART;
+        try (MultipartWriter w = writer(pool, "hung.bin", size, 1)) {
+            writeSequentially(w, size);
+            w.commit();
+            EndpointStatistics st = w.endpointStatistics().get(0);
+            assertEquals(1, st.errors(), "one part met the hung endpoint, then it was left alone: " + st);
+            assertEquals("down", st.state(), st.toString());
+        }
+        assertArrayEquals(expected(size), c.bytes("hung.bin"));
+        assertEquals(1, hung.calls("UploadPart"), "probed again only after 30 s");
+        EndpointHealth h = pool.all().get(0).health();
+        assertTrue(h.backoffLeft(System.nanoTime()) > java.util.concurrent.TimeUnit.SECONDS.toNanos(20),
+                "a timed-out endpoint's back-off is 30 s");
+
+        // alone, the request fails at once: retrying a gateway that hangs would hang again
+        FakeTransport.Cluster lone = new FakeTransport.Cluster(BUCKET, false);
+        List<URI> one = lone.endpoints(1);
+        S3Endpoints alone = pool(lone, one, S3Timeouts.DEFAULTS);
+        lone.transport(one.get(0)).failWith((op, n) -> op.equals("UploadPart") ? new java.io.UncheckedIOException(
+                new java.net.SocketTimeoutException("Read timed out")) : null);
+        try (MultipartWriter w = writer(alone, "hung-alone.bin", 2 * PART, 1)) {
+            long t0 = System.nanoTime();
+            IOException e = assertThrows(IOException.class, () -> writeSequentially(w, 2 * PART));
+            assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(2), e.getMessage());
+            assertTrue(e.getMessage().contains("Read timed out"), e.getMessage());
+            assertEquals(1, lone.transport(one.get(0)).calls("UploadPart"));
+        }
+    }
+
+    @Test
+    void anErrorInTheClientsThreadFailsAtOnceAndLeavesTheEndpointUp() throws Exception {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
+        List<URI> eps = c.endpoints(2);
+        S3Endpoints pool = pool(c, eps, S3Timeouts.DEFAULTS);
+        for (URI u : eps) {
+            // as the AWS SDK reports it: its exception, with the Error as the cause
+            c.transport(u).failWith((op, n) -> op.equals("UploadPart") ? new RuntimeException("client failed",
+                    new OutOfMemoryError("Java heap space")) : null);
+        }
+        try (MultipartWriter w = writer(pool, "oom.bin", 2 * PART, 1)) {
+            IOException e = assertThrows(IOException.class, () -> writeSequentially(w, 2 * PART));
+            assertTrue(e.getMessage().contains("failed in the S3 client's thread: out of memory (Java heap space)"),
+                    e.getMessage());
+            int calls = c.transport(eps.get(0)).calls("UploadPart") + c.transport(eps.get(1)).calls("UploadPart");
+            assertEquals(1, calls, "not sent again elsewhere");
+            for (EndpointStatistics st : w.endpointStatistics()) {
+                assertEquals("up", st.state(), st.toString());
+                assertEquals(0, st.markedDown(), st.toString());
+            }
+        }
+    }
+
+    @Test
+    void anInterruptCancelsTheRequestsInFlightAtOnceAndBlamesNoEndpoint() throws Exception {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
+        List<URI> eps = c.endpoints(1);
+        S3Endpoints pool = pool(c, eps, S3Timeouts.DEFAULTS);
+        MultipartWriter w = writer(pool, "interrupted.bin", 4 * PART, 2);
+        c.delayMillis(30_000); // every request from now on takes 30 s
+        Thread writer = Thread.currentThread();
+        ExecutorService ex = Executors.newSingleThreadExecutor();
+        try {
+            ex.submit(() -> {
+                sleep(300);
+                writer.interrupt();
+            });
+            long t0 = System.nanoTime();
+            java.io.InterruptedIOException e = assertThrows(java.io.InterruptedIOException.class,
+                    () -> writeSequentially(w, 4 * PART));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
+            assertTrue(seconds < 2, seconds + " s: " + e.getMessage());
+            assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
+            EndpointStatistics st = w.endpointStatistics().getFirst();
+            assertEquals("up", st.state(), st.toString());
+            assertEquals(0, st.errors(), st.toString());
+            assertEquals(0, st.active(), "nothing left in flight: " + st);
+        } finally {
+            ex.shutdownNow();
+            c.delayMillis(0);
+            w.close();
+        }
+    }
+
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);

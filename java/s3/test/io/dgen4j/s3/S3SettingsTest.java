@@ -191,4 +191,39 @@ class S3SettingsTest {
         assertTrue(s.toString().contains("accessKeyId=AKIA****"), s.toString());
         assertTrue(s.toString().contains("secretAccessKey=****"), s.toString());
     }
+
+    @Test
+    void timeoutsFromDgen4jS3TimeoutsOverTheDefaults() {
+        S3Settings d = S3Settings.fromEnvironment(env(), dir);
+        assertEquals(S3Timeouts.DEFAULTS, d.timeouts());
+        assertEquals(Duration.ofSeconds(5), d.timeouts().connect());
+        assertEquals(Duration.ofSeconds(10), d.timeouts().read());
+        S3Settings s = S3Settings.fromEnvironment(env("DGEN4J_S3_TIMEOUTS", "first-byte=60s, idle=1500ms,retry=2m"), dir);
+        assertEquals(new S3Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofMillis(1500),
+                Duration.ofMinutes(2)), s.timeouts());
+        assertEquals(Duration.ofSeconds(60), s.timeouts().read(), "the larger of first-byte and idle");
+        assertEquals("connect=5s,first-byte=60s,idle=1500ms,retry=120s", s.timeouts().toString());
+        assertEquals(s.timeouts(), S3Timeouts.parse(s.timeouts().toString(), "x", S3Timeouts.DEFAULTS));
+        assertEquals(Duration.ofSeconds(3), S3Timeouts.parse("connect=3", "x", S3Timeouts.DEFAULTS).connect(),
+                "seconds by default");
+        assertEquals(Duration.ZERO, S3Timeouts.parse("retry=0s", "x", S3Timeouts.DEFAULTS).retry(), "no retries");
+        assertTrue(s.toString().contains("timeouts=connect=5s,first-byte=60s"), s.toString());
+        assertFalse(s.equals(d), "timeouts change the clients");
+    }
+
+    @Test
+    void aBadTimeoutNamesTheVariableTheItemAndTheLimits() {
+        for (String bad : List.of("idle", "idle=", "idle=-1s", "idle=5h", "wait=5s", "idle=5s,", "first-byte=2d",
+                "connect=0s", "idle=2h")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> S3Settings.fromEnvironment(env("DGEN4J_S3_TIMEOUTS", bad), dir), bad);
+            assertTrue(e.getMessage().startsWith("DGEN4J_S3_TIMEOUTS"), e.getMessage());
+            assertTrue(e.getMessage().contains("connect=") || e.getMessage().contains("1 hour"), e.getMessage());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> S3Timeouts.parse(" ", "--s3-timeouts", S3Timeouts.DEFAULTS));
+        assertTrue(e.getMessage().startsWith("--s3-timeouts is empty"), e.getMessage());
+        assertEquals(S3Timeouts.DEFAULTS, S3Settings.fromEnvironment(env("DGEN4J_S3_TIMEOUTS", " "), dir).timeouts(),
+                "a blank variable is not set, as for the others");
+    }
 }
