@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,8 +64,8 @@ class InterruptCliTest {
     void ctrlCStopsASaveWithinSecondsAndAbortsItsUpload(String backend) throws Exception {
         String key = "interrupt/save-" + backend + ".bin";
         proxy.clear();
-        Process p = cli(backend, "save", "s3://" + S3.bucket() + "/" + key, "--size", "2GiB", "--chunk", "8MiB",
-                "--writers", "2", "--buffers", "3");
+        Process p = cli("save", "s3://" + S3.bucket() + "/" + key, "--size", "2GiB", "--chunk", "8MiB",
+                "--writers", "2", "--buffers", "3", "--backend", backend, "--no-progress");
         String err = interrupt(p, "INT", FaultProxy.Match.uploadPart(), 3);
         assertEquals(130, p.exitValue(), err);
         assertTrue(err.contains("interrupted") && err.contains("s3://" + S3.bucket() + "/" + key), err);
@@ -84,14 +85,48 @@ class InterruptCliTest {
             assertEquals(0, saved.code(), saved.err());
         }
         proxy.clear();
-        Process p = cli(backend, "load", target, "--chunk", "8MiB", "--readers", "2", "--verify");
+        Process p = cli("load", target, "--chunk", "8MiB", "--readers", "2", "--verify", "--backend", backend,
+                "--no-progress");
         String err = interrupt(p, "TERM", FaultProxy.Match.rangedGet(), 3);
         assertEquals(143, p.exitValue(), err);
         assertTrue(err.contains("load of " + target + " interrupted"), err);
     }
 
+    @Test
+    void ctrlCStopsADlioRunAndSaysSo() throws Exception {
+        Path ckpt = dir.resolve("ckpt");
+        String config = Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/tiny.yaml")
+                .toString();
+        Process p = cli("dlio", "run", "--config", config, "--ranks", "4", "--output", dir.resolve("out").toString(),
+                "++workload.checkpoint.checkpoint_folder=" + ckpt, "++workload.checkpoint.num_checkpoints_write=10000",
+                "++workload.checkpoint.num_checkpoints_read=0");
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (p.isAlive() && steps(ckpt) < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(p.isAlive() && steps(ckpt) >= 3, "the run did not get going: " + stderr());
+            String err = signal(p, "INT");
+            assertEquals(130, p.exitValue(), err);
+            assertTrue(err.startsWith("dgen4j: dlio run interrupted while saving checkpoint ")
+                    && err.contains(" of 10000 to " + ckpt), err);
+            assertFalse(err.contains("internal error"), err);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    private static long steps(Path ckpt) throws IOException {
+        if (!Files.isDirectory(ckpt)) {
+            return 0;
+        }
+        try (var s = Files.list(ckpt)) {
+            return s.count();
+        }
+    }
+
     /** The CLI, run as the launcher runs it (its heap), through the proxy. */
-    private Process cli(String backend, String... args) throws IOException {
+    private Process cli(String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx96m", "-cp",
                 System.getProperty("java.class.path"), Main.class.getName()));
@@ -99,7 +134,6 @@ class InterruptCliTest {
             cmd.add(4, "--sun-misc-unsafe-memory-access=allow"); // as the launcher: Netty's warning on stderr
         }
         cmd.addAll(List.of(args));
-        cmd.addAll(List.of("--backend", backend, "--no-progress"));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
         pb.environment().put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
         pb.environment().put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
@@ -111,36 +145,40 @@ class InterruptCliTest {
         return pb.start();
     }
 
-    /**
-     * Sends {@code signal} once {@code n} requests that {@code match} picks went through the proxy, and
-     * returns the process's stderr after checking that it exited within {@link #BOUND}, in one line
-     * with no stack trace.
-     */
+    /** {@link #signal}s {@code p} once {@code n} requests that {@code match} picks went through the proxy. */
     private String interrupt(Process p, String signal, FaultProxy.Match match, int n) throws Exception {
         try {
             boolean started = proxy.await(match, n, Duration.ofSeconds(120));
             assertTrue(started && p.isAlive(), "the transfer did not get going: " + stderr());
-            String ignored = Files.readAllLines(Path.of("/proc/" + p.pid() + "/status")).stream()
-                    .filter(l -> l.startsWith("SigIgn:")).findFirst().orElse("SigIgn: 0");
-            long mask = Long.parseLong(ignored.substring(7).strip(), 16);
-            assertEquals(0, mask & 0x4002L, "the CLI process ignores SIGINT or SIGTERM (inherited from how this "
-                    + "JVM was started): the test cannot signal it");
-            long t0 = System.nanoTime();
-            assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor());
-            boolean exited = p.waitFor(60, TimeUnit.SECONDS);
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            String err = stderr();
-            System.out.printf("SIG%s -> exit %.1f s: %s", signal, seconds, err);
-            assertTrue(exited, "the CLI did not exit within 60 s of SIG" + signal + ": " + err);
-            assertTrue(seconds <= BOUND.toSeconds(), String.format("exit %.1f s after SIG%s: %s", seconds, signal,
-                    err));
-            assertEquals(1, err.lines().count(), err);
-            assertTrue(err.startsWith("dgen4j: "), err);
-            assertFalse(err.contains("\tat ") || err.contains("Exception in thread"), err);
-            return err;
+            return signal(p, signal);
         } finally {
             p.destroyForcibly();
         }
+    }
+
+    /**
+     * Sends {@code signal} to {@code p}, waits for it to exit, and returns its stderr after checking
+     * that it exited within {@link #BOUND}, in one line with no stack trace.
+     */
+    private String signal(Process p, String signal) throws Exception {
+        String ignored = Files.readAllLines(Path.of("/proc/" + p.pid() + "/status")).stream()
+                .filter(l -> l.startsWith("SigIgn:")).findFirst().orElse("SigIgn: 0");
+        long mask = Long.parseLong(ignored.substring(7).strip(), 16);
+        assertEquals(0, mask & 0x4002L, "the CLI process ignores SIGINT or SIGTERM (inherited from how this "
+                + "JVM was started): the test cannot signal it");
+        long t0 = System.nanoTime();
+        assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor());
+        boolean exited = p.waitFor(60, TimeUnit.SECONDS);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        String err = stderr();
+        System.out.printf("SIG%s -> exit %.1f s: %s", signal, seconds, err);
+        assertTrue(exited, "the CLI did not exit within 60 s of SIG" + signal + ": " + err);
+        assertTrue(seconds <= BOUND.toSeconds(), String.format("exit %.1f s after SIG%s: %s", seconds, signal,
+                err));
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.startsWith("dgen4j: "), err);
+        assertFalse(err.contains("\tat ") || err.contains("Exception in thread"), err);
+        return err;
     }
 
     private String stderr() throws IOException {
