@@ -301,6 +301,13 @@ class EndpointsFailoverCliTest {
         }
         Matcher id = Pattern.compile("upload (\\S+) of s3://\\S+/all-down\\.bin is left open").matcher(save.err());
         assertTrue(id.find(), save.err());
+        // what the CLI says before it exits when no gateway comes back: the real command that aborts it
+        java.io.StringWriter hint = new java.io.StringWriter();
+        Main.abortUploadsLeftOpen(new java.io.PrintWriter(hint, true), "0");
+        assertTrue(hint.toString().contains("still open: upload " + id.group(1) + " of " + target("all-down.bin")),
+                hint.toString());
+        assertTrue(hint.toString().contains("aws s3api abort-multipart-upload --endpoint-url " + uris().getFirst()
+                + " --bucket " + S3.bucket() + " --key all-down.bin --upload-id " + id.group(1)), hint.toString());
 
         // one gateway back: the pool's background abort (this process still runs) removes the upload
         S3.start(0);

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.storage.StorageProviders;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -56,6 +58,30 @@ class S3CrtCliTest {
         assertEquals(3, r.code(), r.err());
         assertEquals(1, r.err().lines().count(), r.err());
         assertTrue(r.err().contains("bucket no-such-bucket-dgen4j does not exist at " + S3.endpoint()), r.err());
+    }
+
+    /**
+     * The CRT hands a ranged GET's body to Java as heap arrays, one per piece it fetched: with whole
+     * 32 MiB ranges four readers needed more heap than the launcher gives (96 MiB: one load in four
+     * failed, "OutOfMemoryError has been raised from JVM", the endpoint marked down; under 40 MiB every
+     * load failed). Pieces of 8 MiB fit even 40 MiB, in a real process.
+     */
+    @Test
+    void fourReadersOf32MiBRangesFitASmallHeap() throws Exception {
+        String target = "s3://" + S3.bucket() + "/cli/crt-heap.bin";
+        CliRun save = run(env(), "save", target, "--size", "256MiB", "--chunk", "32MiB", "--no-progress");
+        assertEquals(0, save.code(), save.err());
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx40m", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "load", target, "--backend", "crt",
+                "--readers", "4", "--buffers", "6", "--chunk", "32MiB", "--verify", "--no-progress"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES), out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("every byte verified"), out);
     }
 
     @Test
