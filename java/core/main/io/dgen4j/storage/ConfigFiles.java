@@ -30,8 +30,9 @@ public final class ConfigFiles {
     private ConfigFiles() {}
 
     /**
-     * The text of {@code file}; {@code what} names it in messages (an option or variable, e.g.
-     * {@code S3_ENDPOINT_FILE}, or a description such as {@code the .env file}).
+     * The text of {@code file}; {@code what} names it in messages, followed by the path unless it
+     * already ends with it (an option or variable, e.g. {@code S3_ENDPOINT_FILE}, or a description
+     * such as {@code AWS credentials file}).
      *
      * @throws java.nio.file.NoSuchFileException when there is no such file
      * @throws IllegalArgumentException when it is not a regular file (a directory, FIFO, device, socket),
@@ -41,7 +42,7 @@ public final class ConfigFiles {
     public static String read(Path file, String what) throws IOException {
         BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
         if (!a.isRegularFile()) {
-            throw new IllegalArgumentException(String.format("%s %s is %s, not a regular file", what, file,
+            throw new IllegalArgumentException(String.format("%s is %s, not a regular file", name(what, file),
                     kind(file)));
         }
         if (a.size() > MAX_BYTES) {
@@ -105,13 +106,17 @@ public final class ConfigFiles {
     }
 
     private static IllegalArgumentException tooLarge(Path file, String what, long size) {
-        return new IllegalArgumentException(String.format(Locale.ROOT, "%s %s is %d bytes: the limit for a settings "
-                + "file is %d (1 MiB)", what, file, size, MAX_BYTES));
+        return new IllegalArgumentException(String.format(Locale.ROOT, "%s is %d bytes: the limit for a settings "
+                + "file is %d (1 MiB)", name(what, file), size, MAX_BYTES));
     }
 
     private static IllegalArgumentException notText(Path file, String what, int offset) {
-        return new IllegalArgumentException(String.format(Locale.ROOT, "%s %s is not UTF-8 text (a binary byte at "
-                + "offset %d)", what, file, offset));
+        return new IllegalArgumentException(String.format(Locale.ROOT, "%s is not UTF-8 text (a binary byte at "
+                + "offset %d)", name(what, file), offset));
+    }
+
+    private static String name(String what, Path file) {
+        return what.endsWith(file.toString()) ? what : what + " " + file;
     }
 
     /** Offset of the first byte that does not start or continue a valid UTF-8 sequence. */
