@@ -31,6 +31,7 @@ public final class Main implements Callable<Integer> {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
+        SecretMasking.install(System.getenv()); // before any logger or client exists
         // Ctrl-C (SIGINT/SIGTERM) interrupts the command, whose cleanup removes partial files and
         // frees buffers; the JVM waits for it a few seconds before exiting.
         Thread main = Thread.currentThread();
