@@ -108,6 +108,16 @@ class BoundedInputsCliTest {
     }
 
     @Test
+    void messagesThatEchoWhatWasTypedMaskItsUserInfo() {
+        // picocli's own refusal of an extra argument, and a library message that echoes a URL
+        CliRun extra = refused(2, "unmatched argument at index 2: 's3://***@b/k'", env(), "load", "s3://ckpt/k",
+                "s3://u:PLANTED-9@b/k");
+        assertFalse(extra.err().contains("PLANTED-9"), extra.err());
+        assertEquals("save to http://***@h/x failed: x", Errors.describe(new java.io.IOException(
+                "save to http://u:PLANTED-9@h/x failed: x")));
+    }
+
+    @Test
     void theAbortWaitIsAWholeNumberOfSecondsInRange() throws Exception {
         for (String bad : List.of("abc", "-5", "1.5", "3601", "99999999999")) {
             refused(2, "DGEN4J_S3_ABORT_WAIT=" + bad + " must be a whole number of seconds from 0 to 3600",
