@@ -37,11 +37,13 @@ class SafeTargetsCliTest {
             s.bind(UnixDomainSocketAddress.of(dir.resolve("sock")));
             Map<String, String> kinds = Map.of("null", "is a character device, not a regular file",
                     "fifo", "is a FIFO (named pipe), not a regular file", "sock", "is a socket, not a regular file",
-                    "dir", "is a directory, not a regular file", "link", "is a symbolic link (to real.bin): links are "
-                            + "not followed");
+                    "dir", "is a directory, not a regular file", "link", "is a symbolic link (to real.bin): a save or "
+                            + "delete does not follow links");
             for (var k : kinds.entrySet()) {
                 String target = dir.resolve(k.getKey()).toString();
-                for (List<String> args : List.of(List.of("save", target, "--size", "1MiB"), List.of("load", target),
+                // a load follows a link (to real.bin, which is no checkpoint: exit 3 there, not a refusal)
+                for (List<String> args : k.getKey().equals("link") ? List.of(List.of("save", target, "--size", "1MiB"))
+                        : List.of(List.of("save", target, "--size", "1MiB"), List.of("load", target),
                         List.of("load", target, "--verify"))) {
                     CliRun r = CliRun.of(Map.of(), args.toArray(String[]::new));
                     assertEquals(2, r.code(), args + ": " + r.err());
@@ -78,5 +80,18 @@ class SafeTargetsCliTest {
         assertEquals("dgen4j: /dev/null is a character device, not a regular file: a checkpoint is a regular file (or, "
                 + "for a save, a name not yet taken)\n", err);
         assertEquals("character special file", out.strip());
+    }
+
+    @Test
+    void aLoadThroughASymbolicLinkVerifiesTheFileItNames() throws Exception {
+        String real = dir.resolve("ckpt-100.bin").toString();
+        CliRun saved = CliRun.of(Map.of(), "save", real, "--size", "1MiB", "--json");
+        assertEquals(0, saved.code(), saved.err());
+        Files.createSymbolicLink(dir.resolve("latest.bin"), Path.of("ckpt-100.bin"));
+        CliRun loaded = CliRun.of(Map.of(), "load", dir.resolve("latest.bin").toString(), "--verify", "--json");
+        assertEquals(0, loaded.code(), loaded.err());
+        assertTrue(loaded.out().contains("\"verified\":true") || loaded.out().contains("\"verified\": true"),
+                loaded.out());
+        assertTrue(Files.isSymbolicLink(dir.resolve("latest.bin")));
     }
 }

@@ -146,9 +146,11 @@ public final class FileStorage {
     /**
      * Opens a reader of the checkpoint file {@code path} and of the sidecar entry that describes it.
      * Stale leftovers of a killed save of {@code path} are removed first when no save is running.
+     * A symbolic link is followed (a load only reads): the checkpoint is the file it points to, with
+     * that file's manifest ({@code latest.bin -> ckpt-100.bin} loads {@code ckpt-100.bin}).
      */
     public static StorageReader openReader(Path checkpoint, FileOptions options) throws IOException {
-        Path path = checkpoint.toAbsolutePath();
+        Path path = followLink(checkpoint.toAbsolutePath());
         refuseSpecialTarget(path);
         cleanUpIfIdle(path);
         Path sidecar = Sidecar.of(path);
@@ -269,9 +271,10 @@ public final class FileStorage {
     /**
      * Refuses a target that exists and is not a regular file: a directory, device, FIFO or socket
      * would be replaced by the save's rename (as root, {@code /dev/null} would become a regular file)
-     * or block a load's open. A symbolic link is refused too, not followed: the commit renames over
-     * the name it is given, which would replace the link itself, and the manifest lies beside that
-     * name, not beside the file the link points to (docs/CHECKPOINTS.md, "Targets").
+     * or block a load's open. A symbolic link under a save's or delete's name is refused too, not
+     * followed: the commit renames over the name it is given, which would replace the link itself,
+     * and the manifest lies beside that name, not beside the file the link points to; a load follows
+     * links before this check ({@link #followLink}; docs/CHECKPOINTS.md, "Targets").
      *
      * @throws IllegalArgumentException naming the path and what it is
      */
@@ -287,13 +290,32 @@ public final class FileStorage {
             return;
         }
         if (a.isSymbolicLink()) {
-            throw new IllegalArgumentException(String.format("%s is a symbolic link (to %s): links are not followed, "
-                    + "since a save replaces the file under the name it is given (the link) and the manifest lies "
-                    + "beside that name; name the file itself", target, Files.readSymbolicLink(target)));
+            throw new IllegalArgumentException(String.format("%s is a symbolic link (to %s): a save or delete does not "
+                    + "follow links, since it replaces the file under the name it is given (the link) and the manifest "
+                    + "lies beside that name; name the file itself (a load follows links)", target,
+                    Files.readSymbolicLink(target)));
         }
         throw new IllegalArgumentException(String.format("%s is %s, not a regular file: a checkpoint is a regular "
                 + "file (or, for a save, a name not yet taken)", target, ConfigFiles.kind(target,
                 LinkOption.NOFOLLOW_LINKS)));
+    }
+
+    /**
+     * The file a load of {@code target} reads: {@code target}, or what it names when it is a
+     * symbolic link (links of links too).
+     *
+     * @throws NoSuchFileException naming the link and where it points when that does not exist
+     */
+    private static Path followLink(Path target) throws IOException {
+        if (!Files.isSymbolicLink(target)) {
+            return target;
+        }
+        try {
+            return target.toRealPath();
+        } catch (NoSuchFileException e) {
+            throw new NoSuchFileException(target.toString(), null, String.format(
+                    "a symbolic link to %s, which does not exist", Files.readSymbolicLink(target)));
+        }
     }
 
     /** Refuses targets that would clobber a checkpoint's sidecar, a lock or a temporary file. */

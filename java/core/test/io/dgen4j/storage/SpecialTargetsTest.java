@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -61,17 +64,52 @@ class SpecialTargetsTest {
     }
 
     @Test
-    void aSymbolicLinkIsRefusedAndWhatItPointsToIsUntouched() throws Exception {
+    void aSaveOrDeleteRefusesASymbolicLinkAndWhatItPointsToIsUntouched() throws Exception {
         Path real = dir.resolve("real.bin");
         Files.writeString(real, "previous");
         Path link = Files.createSymbolicLink(dir.resolve("link.bin"), real.getFileName());
-        assertRefused(link, "is a symbolic link (to real.bin): links are not followed");
+        assertRefused(link, "is a symbolic link (to real.bin): a save or delete does not follow links", "save",
+                "delete");
         assertTrue(Files.isSymbolicLink(link));
         assertEquals("previous", Files.readString(real));
         Path dangling = Files.createSymbolicLink(dir.resolve("dangling.bin"), Path.of("nowhere"));
         var e = assertThrows(IllegalArgumentException.class, () -> save(dangling));
         assertTrue(e.getMessage().contains("is a symbolic link (to nowhere)"), e.getMessage());
         assertTrue(Files.isSymbolicLink(dangling));
+    }
+
+    @Test
+    void aLoadFollowsASymbolicLinkToTheFileAndItsManifest() throws Exception {
+        Path real = dir.resolve("ckpt-100.bin");
+        try (Arena arena = Arena.ofConfined();
+             StorageWriter w = FileStorage.openWriter(real, FileOptions.defaults().withDirect(FileOptions.Direct.OFF),
+                     4096, Map.of("k", "v"))) {
+            MemorySegment data = arena.allocate(4096, 4096);
+            data.fill((byte) 7);
+            w.write(0, data);
+            w.commit();
+        }
+        Path latest = Files.createSymbolicLink(dir.resolve("latest.bin"), real.getFileName());
+        Path chain = Files.createSymbolicLink(dir.resolve("chain.bin"), latest.getFileName());
+        for (Path name : List.of(latest, chain)) {
+            try (Arena arena = Arena.ofConfined();
+                 StorageReader r = FileStorage.openReader(name, FileOptions.defaults())) {
+                assertEquals(4096, r.size());
+                assertEquals("v", r.metadata().get("k"), "the manifest beside the file the link names");
+                MemorySegment got = arena.allocate(4096, 4096);
+                r.read(0, got);
+                assertEquals(7, got.get(ValueLayout.JAVA_BYTE, 4095));
+            }
+        }
+        Path dangling = Files.createSymbolicLink(dir.resolve("dangling.bin"), Path.of("nowhere"));
+        var e = assertThrows(NoSuchFileException.class, () -> FileStorage.openReader(dangling, FileOptions.defaults()));
+        assertTrue(e.getMessage().contains("a symbolic link to nowhere, which does not exist"), e.getMessage());
+        Path toFifo = dir.resolve("fifo");
+        run("mkfifo", toFifo.toString());
+        Path linkToFifo = Files.createSymbolicLink(dir.resolve("to-fifo.bin"), toFifo.getFileName());
+        var f = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(IllegalArgumentException.class,
+                () -> FileStorage.openReader(linkToFifo, FileOptions.defaults()).close()));
+        assertTrue(f.getMessage().startsWith(toFifo + " is a FIFO (named pipe)"), f.getMessage());
     }
 
     @Test
@@ -102,8 +140,13 @@ class SpecialTargetsTest {
 
     /** Save, load and delete of {@code target} each fail at once with {@code part}; the target keeps its kind. */
     private void assertRefused(Path target, String part) throws IOException {
+        assertRefused(target, part, "save", "load", "delete");
+    }
+
+    /** Each of {@code ops} of {@code target} fails at once with {@code part}; the target keeps its kind. */
+    private void assertRefused(Path target, String part, String... ops) throws IOException {
         String kind = ConfigFiles.kind(target, LinkOption.NOFOLLOW_LINKS);
-        for (String op : List.of("save", "load", "delete")) {
+        for (String op : ops) {
             var e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(
                     IllegalArgumentException.class, () -> {
                         switch (op) {
