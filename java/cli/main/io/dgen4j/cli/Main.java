@@ -29,6 +29,7 @@ public final class Main implements Callable<Integer> {
     public static void main(String[] args) {
         boolean verbose = args != null && java.util.Arrays.asList(args).contains("--verbose");
         quietLogs(verbose);
+        SecretMasking.install(System.getenv()); // before any logger or client exists
         // No stack trace on the console from any thread: ours catch what they throw; a client
         // library's thread that dies says so in one line (its trace with --verbose).
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
@@ -66,12 +67,16 @@ public final class Main implements Callable<Integer> {
      * The CLI prints its own results: dgen4j's logs show from WARN up (INFO with {@code --verbose});
      * the client libraries' (Netty, the AWS SDK and its CRT client, OkHttp), which print stack traces
      * for failures the backends already report in one line, show only with {@code --verbose} (from
-     * WARN up). A level set with {@code -Dorg.slf4j.simpleLogger...} wins.
+     * WARN up). A level asked for with {@code -Dorg.slf4j.simpleLogger.defaultLogLevel} applies to every logger.
      */
     static void quietLogs(boolean verbose) {
+        // a level asked for with -D applies to every logger, the libraries' included
+        boolean asked = System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") != null;
         setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "warn");
         for (String library : List.of("io.netty", "software.amazon.awssdk", "okhttp3", "io.minio")) {
-            setIfAbsent("org.slf4j.simpleLogger.log." + library, verbose ? "warn" : "off");
+            if (!asked) {
+                setIfAbsent("org.slf4j.simpleLogger.log." + library, verbose ? "warn" : "off");
+            }
         }
         // OkHttp logs through java.util.logging (e.g. "A connection to ... was leaked")
         OKHTTP_LOG.setLevel(verbose ? java.util.logging.Level.WARNING : java.util.logging.Level.OFF);
@@ -120,6 +125,8 @@ public final class Main implements Callable<Integer> {
     private static int execute(String[] args, PrintWriter out, PrintWriter err) {
         int code;
         try {
+            // the CLI's own variable is checked before any command runs, not when a failed save needs it
+            abortWaitSeconds(environment().get(ABORT_WAIT_VAR));
             CommandLine cl = new CommandLine(new Main());
             cl.setOut(out);
             cl.setErr(err);
@@ -148,6 +155,28 @@ public final class Main implements Callable<Integer> {
     /** Seconds the process waits, before it exits, for an S3 endpoint to abort the uploads a failure left open. */
     static final String ABORT_WAIT_VAR = "DGEN4J_S3_ABORT_WAIT";
     private static final long DEFAULT_ABORT_WAIT_SECONDS = 30;
+    /** The longest wait {@value #ABORT_WAIT_VAR} may ask for: an hour. */
+    static final long MAX_ABORT_WAIT_SECONDS = 3600;
+
+    /**
+     * The wait {@value #ABORT_WAIT_VAR} asks for: whole seconds from 0 (do not wait) to
+     * {@value #MAX_ABORT_WAIT_SECONDS}; {@value #DEFAULT_ABORT_WAIT_SECONDS} when unset or blank.
+     *
+     * @throws IllegalArgumentException naming the variable and the range, for anything else
+     *         ({@code abc}, {@code -5}, {@code 1.5}, {@code 99999})
+     */
+    static long abortWaitSeconds(String setting) {
+        if (setting == null || setting.isBlank()) {
+            return DEFAULT_ABORT_WAIT_SECONDS;
+        }
+        String t = setting.strip();
+        if (!t.matches("\\d{1,9}") || Long.parseLong(t) > MAX_ABORT_WAIT_SECONDS) {
+            throw new IllegalArgumentException(String.format("%s=%s must be a whole number of seconds from 0 to %d "
+                    + "(0: do not wait; unset: %d)", ABORT_WAIT_VAR, setting, MAX_ABORT_WAIT_SECONDS,
+                    DEFAULT_ABORT_WAIT_SECONDS));
+        }
+        return Long.parseLong(t);
+    }
 
     /**
      * A save that failed with every S3 endpoint down leaves its multipart upload open (its parts keep
@@ -161,14 +190,11 @@ public final class Main implements Callable<Integer> {
         if (open.isEmpty()) {
             return;
         }
-        long seconds = DEFAULT_ABORT_WAIT_SECONDS;
-        if (waitSetting != null && !waitSetting.isBlank()) {
-            try {
-                seconds = Math.max(0, Long.parseLong(waitSetting.strip()));
-            } catch (NumberFormatException e) {
-                err.printf("dgen4j: %s=%s is not a number of seconds; waiting %d s%n", ABORT_WAIT_VAR, waitSetting,
-                        seconds);
-            }
+        long seconds;
+        try {
+            seconds = abortWaitSeconds(waitSetting); // refused before the command ran (execute)
+        } catch (IllegalArgumentException e) {
+            seconds = DEFAULT_ABORT_WAIT_SECONDS;
         }
         String which = String.join(", ", open);
         if (seconds > 0) {
