@@ -15,4 +15,10 @@ class CrtFaultTest extends S3FaultContract {
     protected List<String> openUploads(String key) throws IOException {
         return CrtTests.openUploads(S3, key);
     }
+
+    /** The CRT makes two tries of a request at least (CrtClients.RETRIES). */
+    @Override
+    protected int clientTries() {
+        return 2;
+    }
 }

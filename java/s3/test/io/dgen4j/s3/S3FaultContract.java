@@ -203,6 +203,116 @@ public abstract class S3FaultContract {
                 .within(Duration.ofSeconds(20)).fails("403");
     }
 
+    // ---- bounded waits (S3Timeouts): black holes, stalls, outages, garbage, trickles ----
+
+    /** The waits of the cases that time out: 2 s for a connection, the first byte and any gap; 4 s of retries. */
+    protected static final S3Timeouts SHORT = new S3Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(2),
+            Duration.ofSeconds(2), Duration.ofSeconds(4));
+    /** What a busy machine adds to a bound: start-up, the other requests, the abort. */
+    private static final Duration SLACK = Duration.ofSeconds(10);
+
+    /** How many tries the backend's client makes of one request itself (the CRT cannot be told fewer than 2). */
+    protected int clientTries() {
+        return 1;
+    }
+
+    /** What one request to a gateway that never answers costs the backend: each try waits the read timer. */
+    private Duration hang() {
+        // the CRT's monitor counts whole seconds and fires in the second after: one more per try
+        return SHORT.read().plusSeconds(clientTries() > 1 ? 1 : 0).multipliedBy(clientTries());
+    }
+
+    private static S3Settings shortWaits(S3Settings s) {
+        return s.toBuilder().timeouts(SHORT).build();
+    }
+
+    @Test
+    protected void aLoneBlackHoleFailsTheSaveWithinItsBound() throws Exception {
+        save(p -> p.blackHole(true)).settings(S3FaultContract::shortWaits).within(hang().plus(SLACK))
+                .fails("timed out");
+    }
+
+    @Test
+    protected void aLoneBlackHoleFailsTheLoadWithinItsBound() throws Exception {
+        load(p -> p.blackHole(true)).settings(S3FaultContract::shortWaits).within(hang().plus(SLACK))
+                .fails("timed out");
+    }
+
+    /** A part stalls: not sent to the same gateway again (it would hang again); the upload is aborted. */
+    @Test
+    protected void aGatewayThatStopsAnsweringMidSaveFailsItWithinItsBound() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.stall(), 1, FaultProxy.EVERY))
+                .settings(S3FaultContract::shortWaits).within(hang().plus(SLACK)).fails("UploadPart 2", "timed out");
+    }
+
+    @Test
+    protected void aGatewayThatStopsAnsweringMidLoadFailsItWithinItsBound() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.stall(), 2, FaultProxy.EVERY))
+                .settings(S3FaultContract::shortWaits).within(hang().plus(SLACK)).fails("GetObject", "timed out");
+    }
+
+    /** The black hole costs the requests sent to it one wait each, then is left alone for 30 s. */
+    @Test
+    protected void aBlackHoleBesideAGoodGatewayCostsTheSaveOneWait() throws Exception {
+        save(p -> p.blackHole(1, true)).gateways(2).settings(S3FaultContract::shortWaits)
+                .within(hang().multipliedBy(2).plus(SLACK)).completes();
+    }
+
+    @Test
+    protected void aBlackHoleBesideAGoodGatewayCostsTheLoadOneWait() throws Exception {
+        load(p -> p.blackHole(1, true)).gateways(2).settings(S3FaultContract::shortWaits)
+                .within(hang().multipliedBy(2).plus(SLACK)).completes();
+    }
+
+    /** A restart of the lone gateway, within the default 10 s retry budget: a pause, not the save. */
+    @Test
+    protected void aLoneGatewayDownForThreeSecondsCostsTheSaveAPause() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.outage(Duration.ofSeconds(3)))).completes();
+    }
+
+    @Test
+    protected void aLoneGatewayDownForThreeSecondsCostsTheLoadAPause() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.outage(Duration.ofSeconds(3)), 2, 1)).completes();
+    }
+
+    @Test
+    protected void aGarbageAnswerToAPartIsSentAgain() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.garbage())).completes();
+    }
+
+    @Test
+    protected void aGarbageAnswerToARangedGetIsReadAgain() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.garbage())).completes();
+    }
+
+    /** A pause after each piece the proxy relays (64 KiB at most): never a gap as long as the 2 s idle timeout. */
+    @Test
+    protected void aRangedGetTrickledFasterThanTheIdleTimeoutCompletes() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.trickle(256 << 10, Duration.ofMillis(250))))
+                .settings(S3FaultContract::shortWaits).completes();
+    }
+
+    /** 32 bytes every 1.2 s, the head included: gaps just under the 2 s first-byte and idle timeouts. */
+    @Test
+    protected void aHeadAnswerTrickledJustUnderTheIdleTimeoutCompletes() throws Exception {
+        load(p -> p.inject(Match.head(), Fault.trickle(32, Duration.ofMillis(1200))))
+                .settings(S3FaultContract::shortWaits).completes();
+    }
+
+    @Test
+    protected void aPartsAnswerTrickledFasterThanTheIdleTimeoutCompletes() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.trickle(16, Duration.ofMillis(500))))
+                .settings(S3FaultContract::shortWaits).completes();
+    }
+
+    /** One byte every 3 s, slower than the 2 s idle timeout: the gateway is failed over. */
+    @Test
+    protected void aGatewayTricklingSlowerThanTheIdleTimeoutIsFailedOver() throws Exception {
+        load(p -> p.inject(Match.rangedGet().listener(1), Fault.trickle(1, Duration.ofSeconds(3)), 1,
+                FaultProxy.EVERY)).gateways(2).settings(S3FaultContract::shortWaits)
+                .within(hang().multipliedBy(2).plus(SLACK)).completes();
+    }
+
     // ---- the kit ----
 
     /** The faults a case injects, given the proxy before the save or load starts. */
