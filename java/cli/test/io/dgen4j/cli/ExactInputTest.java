@@ -67,6 +67,11 @@ class ExactInputTest {
         assertEquals(3, ExitCodes.of(new CheckpointException("save failed", 5, null)));
         assertEquals(130, ExitCodes.of(new InterruptedIOException("interrupted")));
         assertEquals(130, ExitCodes.of(new IllegalStateException("x", new InterruptedException())));
+        assertEquals(3, ExitCodes.of(new IOException("GetObject timed out", new java.net.SocketTimeoutException(
+                "Read timed out"))), "a socket timeout is an InterruptedIOException, but no interrupt");
+        assertEquals("interrupted", Errors.describe(new InterruptedException()));
+        assertEquals("HEAD failed: Unexpected status line: ??GARBAGE", Errors.describe(new IOException(
+                "HEAD failed: Unexpected status line: \u0000\uFFFDGARBAGE")), "no control characters of an answer");
         assertEquals(1, ExitCodes.of(new OutOfMemoryError("Java heap space")));
         assertEquals(1, ExitCodes.of(new StackOverflowError()));
         assertEquals(1, ExitCodes.of(new NullPointerException()));
