@@ -60,8 +60,23 @@ final class Requests {
     record Sent<T>(String operation, Endpoint endpoint, EndpointHealth.Admission admission, long start,
                    CompletableFuture<T> future) {}
 
-    /** A failed request: its one-line description, and whether it was the endpoint's fault (retry elsewhere). */
-    record Failure(IOException exception, boolean endpointFault) {}
+    /**
+     * A request refused because the object is no longer the one it named ({@link S3Transport.FailureKind#CHANGED}):
+     * the transport's one line, as its cause's message.
+     */
+    static final class Changed extends IOException {
+        Changed(IOException described) {
+            super(described.getMessage(), described);
+        }
+    }
+
+    /** A failed request: its one-line description, and whose fault it was (the endpoint's: retry elsewhere). */
+    record Failure(IOException exception, S3Transport.FailureKind kind) {
+        /** Whether the endpoint failed (connection, timeout, 5xx): another may take the request. */
+        boolean endpointFault() {
+            return kind == S3Transport.FailureKind.ENDPOINT;
+        }
+    }
 
     /** The endpoint this object is pinned to, if pinning is on and its first request was sent. */
     Endpoint pinned() {
@@ -247,7 +262,7 @@ final class Requests {
         } else {
             ep.health().answered(s.admission()); // it answered, with a refusal of this request
         }
-        return new Failure(described, kind == S3Transport.FailureKind.ENDPOINT);
+        return new Failure(kind == S3Transport.FailureKind.CHANGED ? new Changed(described) : described, kind);
     }
 
     private void endpointFailed(Endpoint ep, EndpointHealth.Admission how, String cause) {
