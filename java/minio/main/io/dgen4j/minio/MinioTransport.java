@@ -264,7 +264,7 @@ public final class MinioTransport implements S3Transport {
                         throw e instanceof CompletionException c ? c : new CompletionException(e);
                     }
                     return Optional.of(new ObjectHead(h.size(), h.etag(), userMetadata(h),
-                            crc32c ? h.checksums().get(Checksum.Algorithm.CRC32C) : null));
+                            crc32c && h.checksums() != null ? h.checksums().get(Checksum.Algorithm.CRC32C) : null));
                 });
     }
 
