@@ -253,13 +253,13 @@ final class AwsTransport implements S3Transport {
     private static final class SegmentSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
         private final ByteBuffer target;
         private final String etag;
-        private final Function<String, IOException> changed;
+        private final Function<String, RuntimeException> changed;
         private int attempt;
         private boolean closed;
         private volatile CompletableFuture<Long> future;
-        private volatile IOException mismatch;
+        private volatile RuntimeException mismatch;
 
-        SegmentSink(MemorySegment dst, String etag, Function<String, IOException> changed) {
+        SegmentSink(MemorySegment dst, String etag, Function<String, RuntimeException> changed) {
             this.target = dst.asByteBuffer();
             this.etag = etag;
             this.changed = changed;
@@ -286,7 +286,7 @@ final class AwsTransport implements S3Transport {
                 a = attempt;
             }
             CompletableFuture<Long> f = future;
-            IOException other = mismatch;
+            RuntimeException other = mismatch;
             if (other != null) {
                 publisher.subscribe(new Subscriber<ByteBuffer>() {
                     @Override

@@ -22,13 +22,13 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
     private final MemorySegment dst;
     private final String what;
     private final String etag;
-    private final Function<String, IOException> changed;
+    private final Function<String, RuntimeException> changed;
     private volatile CompletableFuture<Long> result;
     private volatile long position;
-    private volatile IOException mismatch;
+    private volatile RuntimeException mismatch;
 
     /** A sink that fails an answer whose ETag is not {@code etag} (when not null) with {@code changed}'s exception. */
-    RangeSink(MemorySegment dst, String what, String etag, Function<String, IOException> changed) {
+    RangeSink(MemorySegment dst, String what, String etag, Function<String, RuntimeException> changed) {
         this.dst = dst;
         this.what = what;
         this.etag = etag;
@@ -52,7 +52,7 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
     @Override
     public void onStream(SdkPublisher<ByteBuffer> publisher) {
         CompletableFuture<Long> done = result;
-        IOException other = mismatch;
+        RuntimeException other = mismatch;
         if (other != null) {
             done.completeExceptionally(other);
         }

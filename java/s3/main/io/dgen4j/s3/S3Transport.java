@@ -154,8 +154,9 @@ public interface S3Transport extends AutoCloseable {
     /**
      * A ranged GET answered with an ETag other than the one its {@code If-Match} named (a store that
      * ignores the condition): a transport completes with it, and classifies it as {@link FailureKind#CHANGED}.
+     * Unchecked, and no {@link IOException}: client libraries retry those, and asking again cannot help.
      */
-    final class ETagChanged extends IOException {
+    final class ETagChanged extends RuntimeException {
         /** {@code GetObject bytes=a-b of s3://b/k at <endpoint> answered with ETag "y", not "x"}. */
         public ETagChanged(String operation, S3Location where, String endpoint, String expected, String got) {
             super(String.format("%s of %s at %s answered with ETag %s, not %s", operation, where, endpoint, got,

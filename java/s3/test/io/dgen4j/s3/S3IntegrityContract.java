@@ -254,6 +254,40 @@ public abstract class S3IntegrityContract {
         }
     }
 
+    @Test
+    protected void aGetAnsweredWithAnotherETagIsRefusedAsChangedForStoresThatIgnoreIfMatch() throws Exception {
+        // a store that ignores If-Match: every GET is answered, with the ETag of another object
+        com.sun.net.httpserver.HttpServer store = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 10);
+        byte[] body = new byte[4096];
+        java.util.concurrent.atomic.AtomicInteger gets = new java.util.concurrent.atomic.AtomicInteger();
+        store.createContext("/", x -> {
+            gets.incrementAndGet();
+            x.getRequestBody().readAllBytes();
+            x.getResponseHeaders().add("ETag", "\"0123456789abcdef0123456789abcdef\"");
+            x.getResponseHeaders().add("Content-Range", "bytes 0-4095/8192");
+            x.getResponseHeaders().add("Content-Type", "application/octet-stream");
+            x.sendResponseHeaders(206, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        store.start();
+        S3Location where = S3Location.parse("s3://" + S3.bucket() + "/integrity/ignores-if-match.bin");
+        try (S3Transport t = transport(S3.settings().toBuilder().endpoint(java.net.URI.create("http://127.0.0.1:"
+                + store.getAddress().getPort())).build()); Arena arena = Arena.ofShared()) {
+            MemorySegment dst = arena.allocate(4096, 4096);
+            Throwable e = failure(t.getRange(where, 0, dst, "\"fedcba9876543210fedcba9876543210\""));
+            assertEquals(S3Transport.FailureKind.CHANGED, t.classify(e), String.valueOf(e));
+            String line = t.describe("GetObject bytes=0-4095", where, e).getMessage();
+            assertTrue(line.contains("answered with ETag \"0123456789abcdef0123456789abcdef\", not "), line);
+            assertEquals(1, gets.get(), "asked once: the client library does not retry it either");
+            // the same answer to a GET that names that ETag is read
+            assertEquals(4096, t.getRange(where, 0, dst, "\"0123456789abcdef0123456789abcdef\"").join());
+        } finally {
+            store.stop(0);
+        }
+    }
+
     private StorageReader reader(String key, S3Settings s) throws IOException {
         StorageProvider p = StorageProviders.named(backend()).orElseThrow();
         return p.openReader(new ReadRequest(target(key), 2, StorageOptions.empty().with(s)));
