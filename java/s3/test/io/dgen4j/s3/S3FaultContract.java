@@ -232,12 +232,15 @@ public abstract class S3FaultContract {
                 .within(Duration.ofSeconds(20)).fails("verify failed", "first mismatch at byte offset");
     }
 
-    /** The second ranged GET is held back while the object is replaced: the load fails at once, asking no more. */
+    /**
+     * The second ranged GET is held back while the object is replaced: the first GET after the replace
+     * is refused (412, If-Match) and the load fails at once, asking no more.
+     */
     @Test
     protected void anObjectReplacedDuringALoadFailsItAsChanged() throws Exception {
         checkpoint(S3.settings()).save(target(), 4 * PART);
         try (FaultProxy proxy = FaultProxy.start(S3.endpoint())) {
-            proxy.inject(Match.rangedGet(), Fault.delayRequest(Duration.ofSeconds(8)), 2, 1);
+            proxy.inject(Match.rangedGet(), Fault.delayRequest(Duration.ofSeconds(15)), 2, 1);
             StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(PART).buffers(2).readersInFlight(1)
                     .backend(backend()).backendOptions(proxy.settings(S3.settings())).build();
             java.util.concurrent.CompletableFuture<IOException> loading = java.util.concurrent.CompletableFuture
@@ -255,7 +258,9 @@ public abstract class S3FaultContract {
             assertNotNull(e, "the load read across a replace without failing");
             assertTrue(e.getMessage().contains(target() + " changed during the load"), e.getMessage());
             assertFalse(e.getMessage().contains("\n"), e.getMessage());
-            assertEquals(2, proxy.count(Match.rangedGet()), "not read again: " + proxy.seen());
+            List<Seen> gets = proxy.seen().stream().filter(Match.rangedGet()).toList();
+            assertEquals(412, gets.getLast().status(), "the GET after the replace is refused, and none follows: " + gets);
+            assertEquals(1, gets.stream().filter(g -> g.status() == 412).count(), "not read again: " + gets);
         }
         assertNothingLeftOpen(key());
     }
