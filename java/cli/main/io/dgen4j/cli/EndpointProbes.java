@@ -148,30 +148,36 @@ final class EndpointProbes {
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallel, each.size()),
                 Thread.ofPlatform().daemon().name("dgen4j-probe-", 0).factory());
+        // set at the deadline: a probe not started by then does not start (a thread freed as the
+        // deadline cancels its request would otherwise take the next)
+        java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
         try {
             List<Progress> progress = new ArrayList<>(each.size());
             List<Future<Probe>> futures = new ArrayList<>(each.size());
             for (S3Settings one : each) {
                 Progress p = new Progress(name(one));
                 progress.add(p);
-                futures.add(pool.submit(() -> probe(group, factory.backend(), one, where, probes, timeout, p)));
+                futures.add(pool.submit(() -> over.get() ? null
+                        : probe(group, factory.backend(), one, where, probes, timeout, p)));
             }
             pool.shutdown();
             pool.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+            over.set(true);
             List<Probe> out = new ArrayList<>(each.size());
             for (int i = 0; i < futures.size(); i++) {
                 Future<Probe> f = futures.get(i);
-                if (!f.isDone()) {
-                    out.add(progress.get(i).late(deadline, parallel));
-                    continue;
+                Probe done = null;
+                if (f.isDone()) {
+                    try {
+                        done = f.get();
+                    } catch (ExecutionException e) {
+                        if (!(e.getCause() instanceof java.util.concurrent.CancellationException)) {
+                            throw new IllegalStateException("an endpoint probe failed unexpectedly: " + e.getCause(),
+                                    e.getCause());
+                        }
+                    }
                 }
-                try {
-                    out.add(f.get());
-                } catch (ExecutionException e) {
-                    throw new IllegalStateException("an endpoint probe failed unexpectedly: " + e.getCause(), e.getCause());
-                } catch (java.util.concurrent.CancellationException e) {
-                    out.add(progress.get(i).late(deadline, parallel));
-                }
+                out.add(done != null ? done : progress.get(i).late(deadline, parallel));
             }
             return out;
         } finally {
