@@ -20,13 +20,16 @@ class OutOfMemoryMessageTest {
 
     @Test
     void aFullHeapNamesTheHeapAndItsSizeNotTheCheckpointSize() {
+        // pools that other tests of this JVM left open may add " with n S3 endpoints open (...)"
+        String advice = "; give the JVM more heap: dgen4j -Xmx512m ... (the launcher's default is -Xmx96m), or "
+                + "DGEN4J_JAVA_OPTS";
         String m = Errors.describe(new OutOfMemoryError("Java heap space"));
-        assertEquals("out of memory: the Java heap (" + HEAP_MIB + " MiB) is full (Java heap space); give the JVM "
-                + "more heap: dgen4j -Xmx512m ... (the launcher's default is -Xmx96m), or DGEN4J_JAVA_OPTS", m);
+        assertTrue(m.startsWith("out of memory: the Java heap (" + HEAP_MIB + " MiB) is full (Java heap space)"), m);
+        assertTrue(m.endsWith(advice), m);
         assertFalse(m.contains("--size"), m);
-        assertEquals("out of memory: Metaspace (Java heap " + HEAP_MIB + " MiB); give the JVM more heap: dgen4j "
-                + "-Xmx512m ... (the launcher's default is -Xmx96m), or DGEN4J_JAVA_OPTS",
-                Errors.describe(new OutOfMemoryError("Metaspace")));
+        String meta = Errors.describe(new OutOfMemoryError("Metaspace"));
+        assertTrue(meta.startsWith("out of memory: Metaspace (Java heap " + HEAP_MIB + " MiB)") && meta.endsWith(advice),
+                meta);
     }
 
     @Test
