@@ -1,6 +1,7 @@
 package io.dgen4j.cli;
 
 import io.dgen4j.checkpoint.CheckpointException;
+import io.dgen4j.storage.Secrets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -38,7 +39,7 @@ final class Errors {
                             + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
             default -> text(e, words(e.getClass().getSimpleName()));
         };
-        return oneLine(msg);
+        return oneLine(Secrets.mask(msg)); // a message that echoes a URL never shows its user:secret@
     }
 
     /**
@@ -81,7 +82,7 @@ final class Errors {
         }
         CommandLine cl = ex.getCommandLine();
         String name = cl == null ? "dgen4j" : cl.getCommandSpec().qualifiedName();
-        msg = oneLine(msg);
+        msg = oneLine(Secrets.mask(msg)); // picocli echoes the values it refuses
         if (msg.endsWith(".")) {
             msg = msg.substring(0, msg.length() - 1);
         }

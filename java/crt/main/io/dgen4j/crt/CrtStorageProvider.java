@@ -1,6 +1,7 @@
 package io.dgen4j.crt;
 
 import io.dgen4j.s3.MultipartWriter;
+import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.RangedReader;
 import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
@@ -65,6 +66,12 @@ public final class CrtStorageProvider implements StorageProvider, AutoCloseable 
     @Override
     public Optional<String> unavailable() {
         return CrtClients.runtimeProblem();
+    }
+
+    /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
+    @Override
+    public void checkWrite(WriteRequest request) {
+        PartPlan.check(request);
     }
 
     /**

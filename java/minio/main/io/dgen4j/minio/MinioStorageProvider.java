@@ -1,6 +1,7 @@
 package io.dgen4j.minio;
 
 import io.dgen4j.s3.MultipartWriter;
+import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.RangedReader;
 import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
@@ -52,6 +53,12 @@ public final class MinioStorageProvider implements StorageProvider, AutoCloseabl
     @Override
     public int priority() {
         return 3;
+    }
+
+    /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
+    @Override
+    public void checkWrite(WriteRequest request) {
+        PartPlan.check(request);
     }
 
     /**

@@ -1,11 +1,10 @@
 package io.dgen4j.s3;
 
 import io.dgen4j.launch.LaunchInfo;
+import io.dgen4j.storage.ConfigFiles;
+import io.dgen4j.storage.Secrets;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.MalformedInputException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -121,8 +120,9 @@ final class EndpointSources {
         List<String> texts = expand(template, source);
         List<URI> out = new ArrayList<>(texts.size());
         Map<String, Integer> seen = new HashMap<>();
+        String masked = Secrets.mask(template); // once: the labels are made for every entry
         for (int i = 0; i < texts.size(); i++) {
-            String what = source + " '" + template + "' expansion " + (i + 1);
+            String what = source + " '" + masked + "' expansion " + (i + 1);
             URI u = endpoint(texts.get(i), what);
             Integer first = seen.putIfAbsent(identity(u), i + 1);
             if (first != null) {
@@ -139,23 +139,24 @@ final class EndpointSources {
      * width); with several ranges, every combination, the leftmost range varying slowest.
      */
     static List<String> expand(String template, String source) {
+        String shown = Secrets.mask(template); // messages echo the template, never its user:secret@
         List<String> literals = new ArrayList<>();
         List<List<String>> ranges = new ArrayList<>();
         Matcher m = RANGE.matcher(template);
         int at = 0;
         long count = 1;
         while (m.find()) {
-            literals.add(literal(template.substring(at, m.start()), template, source));
-            List<String> values = range(m.group(), m.group(1), m.group(2), template, source);
+            literals.add(literal(template.substring(at, m.start()), shown, source));
+            List<String> values = range(m.group(), m.group(1), m.group(2), shown, source);
             count *= values.size();
             if (count > EndpointSet.MAX_ENDPOINTS) {
                 throw new IllegalArgumentException(String.format("%s '%s' expands to more than %d endpoints", source,
-                        template, EndpointSet.MAX_ENDPOINTS));
+                        shown, EndpointSet.MAX_ENDPOINTS));
             }
             ranges.add(values);
             at = m.end();
         }
-        literals.add(literal(template.substring(at), template, source));
+        literals.add(literal(template.substring(at), shown, source));
         List<String> out = new ArrayList<>();
         combine(literals, ranges, 0, new StringBuilder(), out);
         return out;
@@ -220,11 +221,10 @@ final class EndpointSources {
     static List<URI> file(Path file, String source) {
         List<String> lines;
         try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            // a regular UTF-8 file of at most 1 MiB: a FIFO does not block, /dev/zero does not fill the heap
+            lines = ConfigFiles.read(file, source).lines().toList();
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(String.format("%s: no such file", source), e);
-        } catch (MalformedInputException e) {
-            throw new IllegalArgumentException(String.format("%s: not UTF-8 text", source), e);
         } catch (IOException e) {
             throw new IllegalArgumentException(String.format("%s: cannot read it: %s", source,
                     e.getMessage() == null ? e.toString() : e.getMessage()), e);

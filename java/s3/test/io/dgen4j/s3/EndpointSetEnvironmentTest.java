@@ -163,7 +163,7 @@ class EndpointSetEnvironmentTest {
     }
 
     @Test
-    void aMissingEmptyOrUnreadableFileIsAnErrorNamingIt() throws IOException {
+    void aMissingEmptyOrUnreadableFileIsAnErrorNamingIt() throws Exception {
         Path missing = dir.resolve("none.txt");
         assertEquals("S3_ENDPOINT_FILE " + missing + ": no such file",
                 refused("S3_ENDPOINT_FILE", missing.toString()).getMessage());
@@ -173,11 +173,21 @@ class EndpointSetEnvironmentTest {
         Path zero = Files.writeString(dir.resolve("zero.txt"), "");
         assertTrue(refused("S3_ENDPOINT_FILE", zero.toString()).getMessage().contains(zero + " lists no endpoint"));
         Path folder = Files.createDirectories(dir.resolve("a-directory"));
-        assertTrue(refused("S3_ENDPOINT_FILE", folder.toString()).getMessage()
-                .startsWith("S3_ENDPOINT_FILE " + folder + ": cannot read it: "));
+        assertEquals("S3_ENDPOINT_FILE " + folder + " is a directory, not a regular file",
+                refused("S3_ENDPOINT_FILE", folder.toString()).getMessage());
         Path binary = Files.write(dir.resolve("binary.txt"), new byte[] {(byte) 0xff, (byte) 0xfe, 10});
-        assertEquals("S3_ENDPOINT_FILE " + binary + ": not UTF-8 text",
+        assertEquals("S3_ENDPOINT_FILE " + binary + " is not UTF-8 text (a binary byte at offset 0)",
                 refused("S3_ENDPOINT_FILE", binary.toString()).getMessage());
+        // neither blocks nor fills the heap: refused by what they are, before being opened
+        assertEquals("S3_ENDPOINT_FILE /dev/zero is a character device, not a regular file",
+                refused("S3_ENDPOINT_FILE", "/dev/zero").getMessage());
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        assertEquals("S3_ENDPOINT_FILE " + fifo + " is a FIFO (named pipe), not a regular file",
+                refused("S3_ENDPOINT_FILE", fifo.toString()).getMessage());
+        Path huge = Files.writeString(dir.resolve("huge.txt"), "#".repeat(io.dgen4j.storage.ConfigFiles.MAX_BYTES + 1));
+        assertEquals("S3_ENDPOINT_FILE " + huge + " is 1048577 bytes: the limit for a settings file is 1048576 (1 MiB)",
+                refused("S3_ENDPOINT_FILE", huge.toString()).getMessage());
         Path bad = Files.writeString(dir.resolve("bad.txt"), "http://a:1\n# ok\ngw3:9000\n");
         assertEquals("S3_ENDPOINT_FILE " + bad + ":3 must be an http:// or https:// URL with a host, got "
                 + "'gw3:9000': write http://gw3:9000 (or https://)", refused("S3_ENDPOINT_FILE", bad.toString())
