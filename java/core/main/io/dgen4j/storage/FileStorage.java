@@ -118,9 +118,7 @@ public final class FileStorage {
         if (dir == null || !Files.isDirectory(dir)) {
             throw new NoSuchFileException(String.valueOf(dir), null, "target directory does not exist");
         }
-        if (Files.isDirectory(target)) {
-            throw new IOException("target " + target + " is a directory");
-        }
+        refuseSpecialTarget(target);
         refuseReservedName(target);
         Path sidecar = Sidecar.of(target);
         if (Files.exists(sidecar, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(sidecar, LinkOption.NOFOLLOW_LINKS)) {
@@ -154,12 +152,12 @@ public final class FileStorage {
     /**
      * Opens a reader of the checkpoint file {@code path} and of the sidecar entry that describes it.
      * Stale leftovers of a killed save of {@code path} are removed first when no save is running.
+     * A symbolic link is followed (a load only reads): the checkpoint is the file it points to, with
+     * that file's manifest ({@code latest.bin -> ckpt-100.bin} loads {@code ckpt-100.bin}).
      */
     public static StorageReader openReader(Path checkpoint, FileOptions options) throws IOException {
-        Path path = checkpoint.toAbsolutePath();
-        if (Files.isDirectory(path)) {
-            throw new IOException(path + " is a directory, not a checkpoint file");
-        }
+        Path path = followLink(checkpoint.toAbsolutePath());
+        refuseSpecialTarget(path);
         cleanUpIfIdle(path);
         Path sidecar = Sidecar.of(path);
         // A save may replace the pair while we look: retry until the sidecar and the file we
@@ -211,9 +209,7 @@ public final class FileStorage {
      */
     public static boolean delete(Path target) throws IOException {
         Path path = target.toAbsolutePath();
-        if (Files.isDirectory(path)) {
-            throw new IOException(path + " is a directory, not a checkpoint file");
-        }
+        refuseSpecialTarget(path);
         try (TargetLock lock = TargetLock.acquire(path)) {
             removeStaleTemps(path);
             boolean data = Files.deleteIfExists(path);
@@ -277,6 +273,56 @@ public final class FileStorage {
         int at = tempName.lastIndexOf(TEMP_MARK) + TEMP_MARK.length();
         int dash = tempName.indexOf('-', at);
         return dash > at ? tempName.substring(at, dash) : "unknown";
+    }
+
+    /**
+     * Refuses a target that exists and is not a regular file: a directory, device, FIFO or socket
+     * would be replaced by the save's rename (as root, {@code /dev/null} would become a regular file)
+     * or block a load's open. A symbolic link under a save's or delete's name is refused too, not
+     * followed: the commit renames over the name it is given, which would replace the link itself,
+     * and the manifest lies beside that name, not beside the file the link points to; a load follows
+     * links before this check ({@link #followLink}; docs/CHECKPOINTS.md, "Targets").
+     *
+     * @throws IllegalArgumentException naming the path and what it is
+     */
+    private static void refuseSpecialTarget(Path target) throws IOException {
+        java.nio.file.attribute.BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(target, java.nio.file.attribute.BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (a.isRegularFile()) {
+            return;
+        }
+        if (a.isSymbolicLink()) {
+            throw new IllegalArgumentException(String.format("%s is a symbolic link (to %s): a save or delete does not "
+                    + "follow links, since it replaces the file under the name it is given (the link) and the manifest "
+                    + "lies beside that name; name the file itself (a load follows links)", target,
+                    Files.readSymbolicLink(target)));
+        }
+        throw new IllegalArgumentException(String.format("%s is %s, not a regular file: a checkpoint is a regular "
+                + "file (or, for a save, a name not yet taken)", target, ConfigFiles.kind(target,
+                LinkOption.NOFOLLOW_LINKS)));
+    }
+
+    /**
+     * The file a load of {@code target} reads: {@code target}, or what it names when it is a
+     * symbolic link (links of links too).
+     *
+     * @throws NoSuchFileException naming the link and where it points when that does not exist
+     */
+    private static Path followLink(Path target) throws IOException {
+        if (!Files.isSymbolicLink(target)) {
+            return target;
+        }
+        try {
+            return target.toRealPath();
+        } catch (NoSuchFileException e) {
+            throw new NoSuchFileException(target.toString(), null, String.format(
+                    "a symbolic link to %s, which does not exist", Files.readSymbolicLink(target)));
+        }
     }
 
     /** Refuses targets that would clobber a checkpoint's sidecar, a lock or a temporary file. */
@@ -502,6 +548,8 @@ public final class FileStorage {
                         CommitStep.SIDECAR_FSYNC, CommitStep.SIDECAR_RENAME, CommitStep.SIDECAR_DIR_FSYNC);
                 // 2. The data: from here on the new checkpoint is what readers see.
                 step(CommitStep.DATA_RENAME);
+                // a device, FIFO or link put under the name during the save is not replaced either
+                refuseSpecialTarget(target);
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
                 dataPlaced = true;
                 state = "the new checkpoint is in place at " + target + ", but it may not survive a power loss "

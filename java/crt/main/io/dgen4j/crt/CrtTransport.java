@@ -74,7 +74,8 @@ public final class CrtTransport implements S3Transport {
     private final PartFault fault;
     private volatile boolean warnedConfined;
 
-    private CrtTransport(S3AsyncClient client, S3Settings settings, PartFault fault) {
+    /** A transport over {@code client}, whose requests go to the one endpoint of {@code settings}. */
+    CrtTransport(S3AsyncClient client, S3Settings settings, PartFault fault) {
         this.client = client;
         this.settings = settings;
         this.endpoint = settings.endpoint().map(Object::toString).orElseGet(settings::endpointDescription);
@@ -99,10 +100,14 @@ public final class CrtTransport implements S3Transport {
      * when not null, spoils one part number of every upload (tests).
      */
     static CrtTransport open(S3Settings settings, int inFlight, PartFault fault) throws IOException {
+        return new CrtTransport(client(settings, inFlight), settings, fault);
+    }
+
+    /** The client for the one endpoint of {@code settings}, with room for {@code inFlight} data requests at once. */
+    static S3AsyncClient client(S3Settings settings, int inFlight) throws IOException {
         // Ranged GETs up to this size go as one request; UploadPart requests are never split.
         long crtPart = settings.partSize().orElse(CrtClients.MAX_CRT_PART);
-        S3AsyncClient client = CrtClients.open(settings, inFlight, crtPart, settings.endpointDescription());
-        return new CrtTransport(client, settings, fault);
+        return CrtClients.open(settings, inFlight, crtPart, settings.endpointDescription());
     }
 
     @Override

@@ -39,7 +39,8 @@ import java.util.concurrent.CompletionException;
 
 /**
  * The S3 calls of the {@code minio} backend against one endpoint, through a {@code MinioAsyncClient}
- * of its own (OkHttp, daemon threads), one call per method as {@link S3Transport} says.
+ * of its own over OkHttp (daemon threads; one OkHttp client shared by an endpoint set's transports),
+ * one call per method as {@link S3Transport} says.
  *
  * <p><b>No part-sized heap copy.</b> MinIO's builders take a file, a {@code byte[]} or its own
  * {@code io.minio.ByteBuffer}; {@link #uploadPart} and {@link #putObject} hand it a {@link SegmentBody},
@@ -98,6 +99,14 @@ public final class MinioTransport implements S3Transport {
             throws IOException {
         S3Settings one = settings.endpointSet().isPresent() ? settings.perEndpoint().getFirst() : settings;
         return new MinioTransport(one, MinioClients.open(one, options, connections), counters);
+    }
+
+    /**
+     * A transport for the one endpoint of {@code one} over an endpoint set's shared OkHttp client
+     * (closing it leaves that client open).
+     */
+    static MinioTransport over(MinioClients.Shared http, S3Settings one, PartCounters counters) {
+        return new MinioTransport(one, http.client(one), counters);
     }
 
     @Override

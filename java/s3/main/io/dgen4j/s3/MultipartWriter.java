@@ -109,11 +109,7 @@ public final class MultipartWriter implements StorageWriter {
             throw new IllegalArgumentException("parts in flight must be >= 1, got " + inFlight);
         }
         // The pipeline writes chunk-aligned offsets; the manifest names the chunk size.
-        long chunk = r.metadata().get("chunkSize") instanceof Number n ? n.longValue() : 0;
-        PartPlan plan = PartPlan.of(r.size(), settings.partSizeFor(chunk > 0 ? chunk : PartPlan.MIN_PART_SIZE));
-        if (chunk > 0) {
-            plan.checkChunk(chunk);
-        }
+        PartPlan plan = PartPlan.forWrite(r, settings);
         String manifest = MetadataCodec.encode(r.metadata());
         Map<String, Object> expected = MetadataCodec.decode(Map.of(MetadataCodec.KEY, manifest), where.toString());
         MultipartWriter w = new MultipartWriter(pool, where, plan, manifest, expected, inFlight);

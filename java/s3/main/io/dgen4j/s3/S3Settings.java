@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.storage.Secrets;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -182,7 +183,7 @@ public final class S3Settings {
         } else {
             Path file = Optional.ofNullable(nonBlank(all.get("AWS_SHARED_CREDENTIALS_FILE"))).map(Path::of)
                     .orElse(home.resolve(".aws").resolve("credentials"));
-            Optional<Map<String, String>> section = EnvFiles.iniSection(file, profile);
+            Optional<Map<String, String>> section = EnvFiles.iniSection(file, "AWS credentials file", profile);
             if (section.isPresent() && section.get().containsKey("aws_access_key_id")
                     && section.get().containsKey("aws_secret_access_key")) {
                 Map<String, String> s = section.get();
@@ -212,7 +213,8 @@ public final class S3Settings {
         if (region == null) {
             Path config = Optional.ofNullable(nonBlank(all.get("AWS_CONFIG_FILE"))).map(Path::of)
                     .orElse(home.resolve(".aws").resolve("config"));
-            region = EnvFiles.iniSection(config, profile.equals("default") ? "default" : "profile " + profile)
+            region = EnvFiles.iniSection(config, "AWS config file",
+                            profile.equals("default") ? "default" : "profile " + profile)
                     .map(s -> nonBlank(s.get("region"))).orElse(null);
         }
         if (region != null) {
@@ -220,7 +222,17 @@ public final class S3Settings {
         }
         String ca = nonBlank(all.get(CA_BUNDLE));
         if (ca != null) {
-            b.caBundle(workingDir.resolve(ca));
+            Path pem = workingDir.resolve(ca).toAbsolutePath();
+            if (java.nio.file.Files.exists(pem)) {
+                // the clients read it whole: a FIFO, a device or a huge file is refused here (a missing one
+                // is reported by the client that needs it, for https endpoints only)
+                try {
+                    io.dgen4j.storage.ConfigFiles.read(pem, CA_BUNDLE);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+            b.caBundle(pem);
         }
         String part = nonBlank(all.get(PART_SIZE_VAR));
         if (part != null) {
@@ -244,20 +256,33 @@ public final class S3Settings {
      * @throws IllegalArgumentException naming {@code what} (a variable or option) when it is not one
      */
     public static URI parseEndpoint(String text, String what) {
+        // what a user typed is echoed with any user:secret@ masked (Secrets.mask), here and in `what`
+        String shown = Secrets.mask(text);
+        what = Secrets.mask(what);
         URI u;
         try {
             u = new URI(text.strip());
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException(String.format("%s must be an http:// or https:// URL with a host, got "
-                    + "'%s': %s", what, text, e.getReason()), e);
+                    + "'%s': %s", what, shown, e.getReason()));
         }
         String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null) {
             throw new IllegalArgumentException(String.format("%s must be an http:// or https:// URL with a host, got "
-                    + "'%s'", what, text));
+                    + "'%s'", what, shown));
         }
-        if (u.getUserInfo() != null) {
+        if (u.getRawUserInfo() != null) {
             throw new IllegalArgumentException(what + " must not carry credentials in the URL");
+        }
+        if (u.getPort() != -1 && (u.getPort() < 1 || u.getPort() > 65535)) {
+            throw new IllegalArgumentException(String.format("%s: port %d of '%s' is not a TCP port (1 to 65535)",
+                    what, u.getPort(), shown));
+        }
+        String path = u.getRawPath() == null ? "" : u.getRawPath();
+        if (!path.isEmpty() && !path.equals("/") || u.getRawQuery() != null || u.getRawFragment() != null) {
+            throw new IllegalArgumentException(String.format("%s must be scheme://host[:port] alone, got '%s': a path, "
+                    + "query or fragment in an endpoint is not sent (the bucket and key come from the s3:// target)",
+                    what, shown));
         }
         return u;
     }

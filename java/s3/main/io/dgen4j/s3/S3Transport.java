@@ -12,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
  * plan, the choice of endpoint for each request, failover, retries on another endpoint, the check
  * after commit, abort and cleanup, and statistics are the driver's ({@code dgen4j-s3}), shared by
  * every client library. A backend implements this once per client library (AWS SDK v2, AWS CRT,
- * MinIO) and the driver holds one instance per endpoint, created once and reused.
+ * MinIO) and the driver holds one instance per endpoint, made on its first request (from a
+ * {@link S3TransportFactory.Group} that the endpoints of a set share) and reused.
  *
  * <p>Every method starts the call and returns at once; failures complete the future exceptionally
  * with the client library's own exception, which {@link #classify} and {@link #describe} interpret.

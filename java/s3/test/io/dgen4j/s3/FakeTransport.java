@@ -99,13 +99,9 @@ public final class FakeTransport implements S3Transport {
             return transports.computeIfAbsent(e, k -> new FakeTransport(this, k));
         }
 
-        /** The transport of {@code endpoint}, once the pool opened it. */
+        /** The transport of {@code endpoint}: the one a pool opened or will open on its first request. */
         public FakeTransport transport(java.net.URI endpoint) {
-            FakeTransport t = transports.get(endpoint.toString());
-            if (t == null) {
-                throw new IllegalStateException("no transport opened for " + endpoint + ": " + transports.keySet());
-            }
-            return t;
+            return transports.computeIfAbsent(endpoint.toString(), k -> new FakeTransport(this, k));
         }
 
         /** The stored object's bytes, or null. */
