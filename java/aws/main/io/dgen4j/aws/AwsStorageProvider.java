@@ -19,7 +19,7 @@ import java.util.Set;
 
 /**
  * The {@code aws} backend: {@code s3://bucket/key} through the AWS SDK for Java v2's async client
- * on Netty, one client per endpoint, driven by the client-neutral S3 driver
+ * on Netty, one client per endpoint set, driven by the client-neutral S3 driver
  * ({@link MultipartWriter}, {@link RangedReader} over an {@link S3Endpoints} pool: per-part balancing
  * over the settings' endpoint set, failover, per-endpoint statistics). Settings come from the
  * request's {@link S3Settings} (else from the environment and {@code .env},
@@ -28,7 +28,7 @@ import java.util.Set;
  * <p>Priority 10: for now the only S3 backend measured here, so the default for {@code s3://}
  * (the default should be the fastest measured; revisit when the other clients are measured).
  *
- * <p>Clients (connection pools, Netty threads) are created once per endpoint, settings, options and
+ * <p>Clients (connection pools, Netty threads) are created once per endpoint set, settings, options and
  * connection count and kept by the driver's process-wide pools; the SDK's threads are daemons, so
  * they never keep a JVM alive. {@link #close()} releases this backend's pools (a shutdown hook does at
  * exit).

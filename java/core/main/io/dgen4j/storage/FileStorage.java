@@ -15,6 +15,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -23,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +35,10 @@ import org.slf4j.LoggerFactory;
  * StorageWriter#commit()} replaces the pair atomically: at every instant a reader sees the complete
  * previous pair or the complete new one (docs/CHECKPOINTS.md, "Atomic replacement"). One save at
  * a time may write a target ({@link TargetBusyException} for the second), and the leftovers of a
- * killed save are removed by the next save or load of that target. With the native core, I/O is
+ * killed save are removed by the next save or load of that target. A reader reads the file it
+ * opened, through its one descriptor, to the end: a save that renames a new checkpoint over it
+ * meanwhile is noted (a warning), not mixed in; a write into the very file it reads (its size or
+ * modification time changes) fails the read as "changed during the load". With the native core, I/O is
  * O_DIRECT where the filesystem allows it, straight from the caller's segments; without it
  * (pure-Java mode), a FileChannel writes the segments' ByteBuffer views, buffered.
  *
@@ -171,6 +177,7 @@ public final class FileStorage {
             IoFile io = IoFile.open(path, options);
             try {
                 long size = Files.size(path);
+                FileIdentity opened = FileIdentity.of(path);
                 if (inodeOf(path).equals(inode) && Sidecar.read(sidecar).equals(before)) {
                     Map<String, Object> metadata = Map.of();
                     if (before.isPresent()) {
@@ -181,7 +188,7 @@ public final class FileStorage {
                                                 : "it was replaced or changed by something other than dgen4j")))
                                 .metadata();
                     }
-                    return new FileReader(path, io, size, metadata);
+                    return new FileReader(path, io, size, metadata, opened, new AtomicBoolean());
                 }
                 if (attempt == OPEN_ATTEMPTS) {
                     throw new IOException(path + " kept being replaced while it was opened (" + OPEN_ATTEMPTS
@@ -674,10 +681,48 @@ public final class FileStorage {
         }
     }
 
-    private record FileReader(Path path, IoFile io, long size, Map<String, Object> metadata) implements StorageReader {
+    /** What tells one file from another under a path: its file key (device and inode), size and modification time. */
+    private record FileIdentity(Object key, long size, FileTime modified) {
+        static FileIdentity of(Path p) throws IOException {
+            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+            return new FileIdentity(a.fileKey(), a.size(), a.lastModifiedTime());
+        }
+    }
+
+    /**
+     * Reads through the descriptor it opened; after each read, looks at what the path names now: the
+     * file opened, unchanged (the common case), or written in place (the read fails: the bytes may mix
+     * two versions), or another file (a save renamed its checkpoint over it: the descriptor still reads
+     * the complete old one, and a warning says so once).
+     */
+    private record FileReader(Path path, IoFile io, long size, Map<String, Object> metadata, FileIdentity opened,
+                              AtomicBoolean replaced) implements StorageReader {
         @Override
         public long read(long offset, MemorySegment dst) throws IOException {
-            return io.read(offset, dst);
+            long n = io.read(offset, dst);
+            checkSameFile();
+            return n;
+        }
+
+        private void checkSameFile() throws IOException {
+            FileIdentity now;
+            try {
+                now = FileIdentity.of(path);
+            } catch (NoSuchFileException e) {
+                now = null;
+            }
+            if (now == null || opened.key() == null || !opened.key().equals(now.key())) {
+                if (opened.key() != null && replaced.compareAndSet(false, true)) {
+                    LOG.warn("{} was {} during this load: the load goes on reading the checkpoint it opened, whole and "
+                            + "unmixed", path, now == null ? "removed" : "replaced");
+                }
+                return;
+            }
+            if (now.size() != opened.size() || !now.modified().equals(opened.modified())) {
+                throw new IOException(String.format("%s changed during the load: it was written in place while being "
+                        + "read (size %d, modified %s when opened; size %d, modified %s now): the bytes read may mix "
+                        + "two versions", path, opened.size(), opened.modified(), now.size(), now.modified()));
+            }
         }
 
         @Override

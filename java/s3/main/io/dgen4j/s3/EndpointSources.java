@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -77,11 +78,23 @@ final class EndpointSources {
     static List<URI> list(String text, String source) {
         String[] parts = text.split(",", -1);
         List<URI> out = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < parts.length; i++) {
             if (parts[i].isBlank()) {
                 continue;
             }
-            out.add(endpoint(parts[i], String.format("%s entry %d", source, i + 1)));
+            // labels by concatenation, not String.format: a set of thousands is checked at every start
+            String what = source + " entry " + (i + 1);
+            URI u = endpoint(parts[i], what);
+            Integer first = seen.putIfAbsent(identity(u), i + 1);
+            if (first != null) {
+                throw duplicate(what, "entry " + first, u);
+            }
+            out.add(u);
+            if (out.size() > EndpointSet.MAX_ENDPOINTS) {
+                throw new IllegalArgumentException(String.format("%s lists more than %d endpoints", source,
+                        EndpointSet.MAX_ENDPOINTS));
+            }
         }
         if (out.isEmpty()) {
             throw new IllegalArgumentException(source + " lists no endpoint");
@@ -106,9 +119,16 @@ final class EndpointSources {
     static List<URI> template(String template, String source) {
         List<String> texts = expand(template, source);
         List<URI> out = new ArrayList<>(texts.size());
+        Map<String, Integer> seen = new HashMap<>();
+        String masked = Secrets.mask(template); // once: the labels are made for every entry
         for (int i = 0; i < texts.size(); i++) {
-            out.add(endpoint(texts.get(i), String.format("%s '%s' expansion %d", source,
-                    Secrets.mask(template), i + 1)));
+            String what = source + " '" + masked + "' expansion " + (i + 1);
+            URI u = endpoint(texts.get(i), what);
+            Integer first = seen.putIfAbsent(identity(u), i + 1);
+            if (first != null) {
+                throw duplicate(what, "expansion " + first, u);
+            }
+            out.add(u);
         }
         return out;
     }
@@ -210,6 +230,7 @@ final class EndpointSources {
                     e.getMessage() == null ? e.toString() : e.getMessage()), e);
         }
         List<URI> out = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
         for (int n = 0; n < lines.size(); n++) {
             String line = lines.get(n);
             int hash = line.indexOf('#');
@@ -219,7 +240,13 @@ final class EndpointSources {
             if (line.isBlank()) {
                 continue;
             }
-            out.add(endpoint(line, String.format("%s:%d", source, n + 1)));
+            String what = source + ":" + (n + 1);
+            URI u = endpoint(line, what);
+            Integer first = seen.putIfAbsent(identity(u), n + 1);
+            if (first != null) {
+                throw duplicate(what, "line " + first, u);
+            }
+            out.add(u);
             if (out.size() > EndpointSet.MAX_ENDPOINTS) {
                 throw new IllegalArgumentException(String.format("%s lists more than %d endpoints", source,
                         EndpointSet.MAX_ENDPOINTS));
@@ -230,6 +257,31 @@ final class EndpointSources {
                     source));
         }
         return out;
+    }
+
+    /**
+     * What makes two endpoint URLs the same endpoint: the scheme and host in lower case, the port
+     * (the scheme's default when none is written) and the path without a trailing slash.
+     */
+    static String identity(URI u) {
+        String scheme = u.getScheme().toLowerCase(Locale.ROOT);
+        int port = u.getPort() >= 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+        String path = u.getRawPath() == null ? "" : u.getRawPath();
+        int end = path.length();
+        while (end > 0 && path.charAt(end - 1) == '/') {
+            end--;
+        }
+        return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port + path.substring(0, end);
+    }
+
+    /**
+     * A set names each endpoint once: a repeat is refused, not merged, since the endpoint's health
+     * and connections are one whatever its count, and a merge would silently move every later
+     * endpoint's place (which {@code rank} balancing reads).
+     */
+    static IllegalArgumentException duplicate(String what, String first, URI u) {
+        return new IllegalArgumentException(String.format("%s repeats %s (%s): name each endpoint once (a set "
+                + "with a duplicate is refused, not merged)", what, first, u));
     }
 
     /** {@code 1}, {@code true}, {@code yes}, {@code on} (any case) are true; unset, blank, {@code 0}, {@code false}, {@code no}, {@code off} false. */

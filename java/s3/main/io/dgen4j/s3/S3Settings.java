@@ -27,8 +27,9 @@ import java.util.OptionalLong;
  * ({@link EndpointSet#fromEnvironment}), which win over the single endpoint when set. Region: {@code AWS_REGION}, else {@code AWS_DEFAULT_REGION}, else the profile's
  * {@code region} in the config file ({@code AWS_CONFIG_FILE}, default {@code ~/.aws/config}), else
  * {@code us-east-1}. TLS trust: {@code AWS_CA_BUNDLE} (a PEM file). Transfers: {@code DGEN4J_S3_PART_SIZE}
- * (bytes per part, e.g. {@code 64MiB}) and {@code DGEN4J_S3_CHECKSUMS} ({@code when_required} or
- * {@code full}, see {@link ChecksumMode}); waits: {@value S3Timeouts#VAR} ({@link S3Timeouts}). A {@code .env} file in the
+ * (bytes per part, e.g. {@code 64MiB}) and {@code DGEN4J_S3_CHECKSUMS} ({@code crc32c}, the default,
+ * {@code when_required} or {@code full}, see {@link ChecksumMode}); waits: {@value S3Timeouts#VAR}
+ * ({@link S3Timeouts}). A {@code .env} file in the
  * working directory supplies any of these that the environment does not set.
  *
  * <p>{@link #toString()} masks the secrets: the secret key and session token never appear in any
@@ -40,20 +41,42 @@ import java.util.OptionalLong;
  * }
  */
 public final class S3Settings {
-    /** When requests carry checksums (SDK 2.30+ sends CRC32 trailers by default, which many S3-compatible stores refuse). */
+    /**
+     * Which checksums protect the bytes of a transfer. None uses the trailer form (aws-chunked
+     * trailing checksums) unless asked for, since many S3-compatible stores refuse it.
+     */
     public enum ChecksumMode {
-        /** Only where the operation requires one (the default). */
+        /**
+         * The default: dgen4j computes each part's CRC32C (the JDK's CRC32C instruction over the
+         * part's segment, once, before its first attempt) and sends it as an
+         * {@code x-amz-checksum-crc32c} header, which the store checks against the bytes it received;
+         * the upload is created for a full-object CRC32C ({@code x-amz-checksum-algorithm: CRC32C},
+         * {@code x-amz-checksum-type: FULL_OBJECT}), the completion carries every part's CRC and the
+         * object's (combined from the parts', no second pass) for the store to check, and the
+         * object's checksum as the store reports it after the completion is compared with dgen4j's.
+         * A load compares the CRC32C of the bytes it read with the object's when the store reports one.
+         */
+        CRC32C,
+        /**
+         * Checksums only where S3 requires one (the SDKs' {@code WHEN_REQUIRED}), for stores that
+         * refuse the CRC32C upload: with {@code aws} and {@code crt} nothing but {@code load --verify}
+         * checks the bytes; {@code minio} still sends each part's CRC32C header (not the object's).
+         */
         WHEN_REQUIRED,
-        /** On every request and response that supports one. */
+        /**
+         * The client library's own checksums on every request and response that supports one (the
+         * SDKs' {@code WHEN_SUPPORTED}, with CRC32 trailers; MinIO's signed SHA-256 payloads), instead of dgen4j's.
+         */
         FULL;
 
-        /** The lower-case name, as {@link #parse} reads it ({@code when_required}, {@code full}). */
+        /** The lower-case name, as {@link #parse} reads it ({@code crc32c}, {@code when_required}, {@code full}). */
         public String label() {
             return name().toLowerCase(Locale.ROOT);
         }
 
         /**
-         * The mode {@code text} names: {@code when_required} or {@code full}, in any case, {@code -} for {@code _}.
+         * The mode {@code text} names: {@code crc32c}, {@code when_required} or {@code full}, in any
+         * case, {@code -} for {@code _}.
          *
          * @throws IllegalArgumentException naming {@code what} (a variable or option) and the modes
          */
@@ -64,7 +87,8 @@ public final class S3Settings {
                     return m;
                 }
             }
-            throw new IllegalArgumentException(String.format("%s must be when_required or full, got '%s'", what, text));
+            throw new IllegalArgumentException(String.format("%s must be crc32c, when_required or full, got '%s'", what,
+                    text));
         }
     }
 
@@ -467,7 +491,7 @@ public final class S3Settings {
         private long partSize;
         private int maxInFlight;
         private Boolean pathStyle;
-        private ChecksumMode checksumMode = ChecksumMode.WHEN_REQUIRED;
+        private ChecksumMode checksumMode = ChecksumMode.CRC32C;
         private Duration apiCallTimeout;
         private Duration apiCallAttemptTimeout;
         private S3Timeouts timeouts = S3Timeouts.DEFAULTS;

@@ -47,7 +47,7 @@ class S3SettingsTest {
         assertEquals("us-west-2", s.region());
         assertEquals(dir.resolve("ca.pem"), s.caBundle().orElseThrow());
         assertTrue(s.pathStyle(), "path-style by default for a custom endpoint");
-        assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, s.checksumMode());
+        assertEquals(S3Settings.ChecksumMode.CRC32C, s.checksumMode(), "every part carries a CRC32C by default");
     }
 
     @Test
@@ -62,6 +62,8 @@ class S3SettingsTest {
                 .partSize().orElseThrow());
         assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, S3Settings.fromEnvironment(
                 env("DGEN4J_S3_CHECKSUMS", "when-required"), dir).checksumMode());
+        assertEquals(S3Settings.ChecksumMode.CRC32C, S3Settings.fromEnvironment(
+                env("DGEN4J_S3_CHECKSUMS", "CRC32C"), dir).checksumMode());
         // a .env file supplies them too
         assertEquals(S3Settings.ChecksumMode.FULL, S3Settings.fromEnvironment(env(), dotEnv("DGEN4J_S3_CHECKSUMS=full"))
                 .checksumMode());
@@ -76,7 +78,7 @@ class S3SettingsTest {
                 junk.getMessage());
         IllegalArgumentException mode = assertThrows(IllegalArgumentException.class,
                 () -> S3Settings.fromEnvironment(env("DGEN4J_S3_CHECKSUMS", "when_supported"), dir));
-        assertEquals("DGEN4J_S3_CHECKSUMS must be when_required or full, got 'when_supported'", mode.getMessage());
+        assertEquals("DGEN4J_S3_CHECKSUMS must be crc32c, when_required or full, got 'when_supported'", mode.getMessage());
     }
 
     private Path dotEnv(String... lines) {
