@@ -33,7 +33,7 @@ class LoadVerifyTest {
         assertEquals(0, BufferPool.liveBytes(), "buffer memory left allocated after the test");
     }
 
-    /** The system property choosing who verifies (StreamingCheckpoint.LoadRun). */
+    /** The system property choosing who verifies (LoadPipeline). */
     static final String VERIFIER = "dgen4j.load.verifier";
     static final List<String> MODES = List.of("auto", "inline", "thread");
 
