@@ -12,12 +12,8 @@ import io.dgen4j.storage.TargetBusyException;
 import io.dgen4j.storage.WriteRequest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.NoSuchFileException;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,46 +132,12 @@ public final class StreamingCheckpoint {
     public SaveResult save(StorageTarget target, long totalBytes) throws IOException {
         DataSpec spec = specFor(totalBytes);
         StorageProvider provider = StorageProviders.forTarget(target, backend);
-        ProcessMemory.resetPeak();
-        long start = System.nanoTime();
         BufferPool pool = poolFor(buffers, "the save to " + target);
-        boolean poolIdle = true;
-        SavePipeline pipeline = null;
-        StorageWriter data = null;
-        AtomicReference<SavePipeline> running = new AtomicReference<>();
-        try (ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100,
-                     () -> running.get() == null ? 0 : running.get().written());
-             DataSource.Filler filler = source.open(spec, threads)) {
-            Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
-            data = provider.openWriter(new WriteRequest(target, totalBytes, manifest.toMetadata(), writersInFlight,
-                    storageOptions));
-            pipeline = new SavePipeline(filler, pool, data, totalBytes, chunkSize, writersInFlight, progress);
-            running.set(pipeline);
-            pipeline.run();
-            poolIdle = pipeline.writersStopped();
-            long closeStart = System.nanoTime();
-            data.commit();
-            double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
-            double totalSeconds = (System.nanoTime() - start) / 1e9;
-            return new SaveResult("streaming", target.toString(), data.description(), data.directIo(),
-                    totalBytes, chunkSize, chunks(totalBytes), pool.capacity(), writersInFlight,
-                    filler.implementation(), spec.seedString(), pipeline.generationSeconds(),
-                    pipeline.ioSeconds(), closeSeconds, totalSeconds, pool.peakInUse(), pool.poolBytes(),
-                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples(),
-                    data.endpointStatistics());
-        } catch (IOException | RuntimeException | Error e) {
-            if (pipeline != null) {
-                poolIdle = pipeline.writersStopped();
-            }
-            if (data != null) {
-                data.abort();
-            }
-            throw annotate(e, target, data);
+        SavePipeline pipeline = new SavePipeline(pool, totalBytes, chunkSize, writersInFlight, progress);
+        try {
+            return save(target, spec, provider, pipeline);
         } finally {
-            if (data != null) {
-                data.close();
-            }
-            if (poolIdle) {
+            if (pipeline.writersStopped()) {
                 done(pool);
             } else {
                 LOG.error("a writer of {} did not stop after the failure; its buffers are left allocated", target);
@@ -193,42 +155,29 @@ public final class StreamingCheckpoint {
     public SaveResult savePreallocated(StorageTarget target, long totalBytes) throws IOException {
         DataSpec spec = specFor(totalBytes);
         StorageProvider provider = StorageProviders.forTarget(target, backend);
-        ProcessMemory.resetPeak();
-        long start = System.nanoTime();
-        AtomicLong written = new AtomicLong();
+        return save(target, spec, provider, new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress));
+    }
+
+    /**
+     * Opens the writer of {@code target}, runs {@code run} into it and commits; a failure aborts
+     * the write and says what it left under the target's name.
+     */
+    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, SaveRun run)
+            throws IOException {
         StorageWriter data = null;
-        try (ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, written::get);
-             Arena arena = Arena.ofShared();
+        try (Measurement measured = new Measurement(run::written);
              DataSource.Filler filler = source.open(spec, threads)) {
             Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
-            data = provider.openWriter(new WriteRequest(target, totalBytes, manifest.toMetadata(), 1, storageOptions));
-            MemorySegment all = arena.allocate(totalBytes, 4096);
-            long t0 = System.nanoTime();
-            filler.fill(all, 0);
-            double gen = (System.nanoTime() - t0) / 1e9;
-            IoClock io = new IoClock();
-            for (long off = 0; off < totalBytes; off += chunkSize) {
-                if (Thread.interrupted()) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("save to " + target + " interrupted after " + off + " bytes");
-                }
-                long len = Math.min(chunkSize, totalBytes - off);
-                io.begin();
-                try {
-                    data.write(off, all.asSlice(off, len));
-                } finally {
-                    io.end();
-                }
-                progress.accept(written.addAndGet(len));
-            }
+            data = provider.openWriter(new WriteRequest(target, spec.size(), manifest.toMetadata(), run.inFlight(),
+                    storageOptions));
+            run.run(filler, data);
             long closeStart = System.nanoTime();
             data.commit();
             double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
-            double total = (System.nanoTime() - start) / 1e9;
-            return new SaveResult("preallocated", target.toString(), data.description(), data.directIo(), totalBytes,
-                    chunkSize, chunks(totalBytes), 0, 1, filler.implementation(), spec.seedString(), gen,
-                    io.seconds(), closeSeconds, total, 0, totalBytes,
-                    Math.max(sampler.peakSampled(), ProcessMemory.peakRss()), sampler.samples(),
+            return new SaveResult(run.method(), target.toString(), data.description(), data.directIo(), spec.size(),
+                    chunkSize, chunks(spec.size()), run.buffers(), run.inFlight(), filler.implementation(),
+                    spec.seedString(), run.generationSeconds(), run.ioSeconds(), closeSeconds, measured.seconds(),
+                    run.peakBuffersInUse(), run.poolBytes(), measured.peakRss(), measured.samples(),
                     data.endpointStatistics());
         } catch (IOException | RuntimeException | Error e) {
             if (data != null) {
@@ -255,37 +204,20 @@ public final class StreamingCheckpoint {
     public LoadResult load(StorageTarget target, boolean verify) throws IOException {
         String path = target.toString();
         StorageProvider provider = StorageProviders.forTarget(target, backend);
-        ProcessMemory.resetPeak();
-        long start = System.nanoTime();
-        try (StorageReader reader = provider.openReader(new ReadRequest(target, writersInFlight, storageOptions));
-             ProcessMemory.Sampler sampler = new ProcessMemory.Sampler(100, () -> 0)) {
-            if (reader.metadata().isEmpty()) {
-                throw new CheckpointException(String.format("no manifest for %s: not a dgen4j checkpoint, or its "
-                        + "save did not finish", path), -1, null);
-            }
-            Manifest manifest = Manifest.fromMetadata(reader.metadata(), "the manifest of " + path);
-            if (verify && !manifest.verifiable()) {
-                throw new CheckpointException(path + " was written with " + manifest.generator()
-                        + " data, which cannot be regenerated: load it without --verify", -1, null);
-            }
-            long size = manifest.spec().size();
-            if (reader.size() != size) {
-                throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
-                        + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
-            }
-            LoadPipeline run = new LoadPipeline(reader, manifest.spec(), verify, path, chunkSize, writersInFlight,
-                    threads, progress);
+        try (Measurement measured = new Measurement(() -> 0);
+             StorageReader reader = provider.openReader(new ReadRequest(target, writersInFlight, storageOptions))) {
+            DataSpec spec = manifestOf(reader, path, verify).spec();
+            LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, writersInFlight, threads,
+                    progress);
             BufferPool pool = poolFor(run.buffersFor(buffers), "the load of " + target);
             try {
                 run.run(pool);
             } finally {
                 done(pool);
             }
-            double total = (System.nanoTime() - start) / 1e9;
-            return new LoadResult(target.toString(), reader.description(), reader.directIo(), size, chunkSize,
-                    writersInFlight, verify, run.verifier(), run.readSeconds(), run.verifySeconds(), total,
-                    run.peakInUse(), Math.max(sampler.peakSampled(), ProcessMemory.peakRss()),
-                    reader.endpointStatistics());
+            return new LoadResult(path, reader.description(), reader.directIo(), spec.size(), chunkSize,
+                    writersInFlight, verify, run.verifier(), run.readSeconds(), run.verifySeconds(), measured.seconds(),
+                    run.peakInUse(), measured.peakRss(), reader.endpointStatistics());
         } catch (NoSuchFileException e) {
             throw new CheckpointException(String.format("checkpoint %s does not exist%s", path,
                     e.getReason() == null || e.getReason().startsWith("no such") ? "" : ": " + e.getReason()), -1, e);
@@ -294,6 +226,28 @@ public final class StreamingCheckpoint {
         } catch (IOException e) {
             throw new CheckpointException("load of " + target + " failed: " + e.getMessage(), -1, e);
         }
+    }
+
+    /**
+     * The manifest saved with what {@code reader} reads, checked against it: present, of a size
+     * that matches, and verifiable when {@code verify} asks for it.
+     */
+    private static Manifest manifestOf(StorageReader reader, String path, boolean verify) throws IOException {
+        if (reader.metadata().isEmpty()) {
+            throw new CheckpointException(String.format("no manifest for %s: not a dgen4j checkpoint, or its "
+                    + "save did not finish", path), -1, null);
+        }
+        Manifest manifest = Manifest.fromMetadata(reader.metadata(), "the manifest of " + path);
+        if (verify && !manifest.verifiable()) {
+            throw new CheckpointException(path + " was written with " + manifest.generator()
+                    + " data, which cannot be regenerated: load it without --verify", -1, null);
+        }
+        long size = manifest.spec().size();
+        if (reader.size() != size) {
+            throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
+                    + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
+        }
+        return manifest;
     }
 
     private DataSpec specFor(long totalBytes) {
