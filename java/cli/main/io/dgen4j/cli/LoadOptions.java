@@ -14,7 +14,7 @@ final class LoadOptions {
             description = "Bytes per read, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
     long chunk;
 
-    @Option(names = "--readers", defaultValue = "" + StreamingCheckpoint.DEFAULT_WRITERS,
+    @Option(names = "--readers", defaultValue = "" + StreamingCheckpoint.DEFAULT_READERS,
             description = "Reads in flight, 1 to " + Limits.MAX_IN_FLIGHT + " (default ${DEFAULT-VALUE}).")
     int readers;
 

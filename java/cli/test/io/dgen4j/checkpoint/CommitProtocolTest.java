@@ -57,7 +57,7 @@ class CommitProtocolTest {
     }
 
     private static StreamingCheckpoint ckpt(long seed) {
-        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2)
+        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2).readersInFlight(2)
                 .spec(DataSpec.builder().seed(seed).compressRatio(2).build()).build();
     }
 

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * {@code buffers} chunks: memory stays at {@code buffers × chunkSize} whatever the checkpoint
  * size. The data goes to a temporary name, is made durable (fsync) and renamed into place next
  * to a small manifest holding the stream's spec, so {@link #load} can verify every byte against
- * the regenerated stream. Any failure stops the pipeline, removes the partial file, frees every
- * buffer and throws the first cause.
+ * the regenerated stream with {@code readersInFlight} readers. Any failure stops the pipeline,
+ * removes the partial file, frees every buffer and throws the first cause.
  *
  * {@snippet :
  * StreamingCheckpoint ckpt = StreamingCheckpoint.builder()
@@ -46,12 +46,15 @@ public final class StreamingCheckpoint {
      * measurable with one writer here and costs a chunk of resident memory (docs/CHECKPOINTS.md).
      */
     public static final int DEFAULT_BUFFERS = 2;
-    /** Default concurrent writes (and reads). */
+    /** Default concurrent writes of a save. */
     public static final int DEFAULT_WRITERS = 1;
+    /** Default concurrent reads of a load. */
+    public static final int DEFAULT_READERS = 1;
 
     private final long chunkSize;
     private final int buffers;
     private final int writersInFlight;
+    private final int readersInFlight;
     private final DataSpec template;
     private final DataSource source;
     private final int threads;
@@ -65,6 +68,7 @@ public final class StreamingCheckpoint {
         this.chunkSize = b.chunkSize;
         this.buffers = b.buffers;
         this.writersInFlight = b.writersInFlight;
+        this.readersInFlight = b.readersInFlight;
         this.template = b.spec;
         this.source = b.source;
         this.threads = b.threads;
@@ -107,9 +111,14 @@ public final class StreamingCheckpoint {
         return buffers;
     }
 
-    /** Concurrent writes or reads. */
+    /** Concurrent writes of a save. */
     public int writersInFlight() {
         return writersInFlight;
+    }
+
+    /** Concurrent reads of a load. */
+    public int readersInFlight() {
+        return readersInFlight;
     }
 
     /** Removes the checkpoint at {@code target} (for files, the file and its manifest); returns whether there was one. */
@@ -127,9 +136,12 @@ public final class StreamingCheckpoint {
      * The target is replaced atomically (docs/CHECKPOINTS.md): a failure leaves the previous
      * checkpoint, or nothing, and its message says which.
      *
+     * @throws IllegalArgumentException when the buffers (or the shared pool's) do not exceed the
+     *         writers, before anything is written
      * @throws io.dgen4j.storage.TargetBusyException when another save is writing {@code target}
      */
     public SaveResult save(StorageTarget target, long totalBytes) throws IOException {
+        requireABufferBeyondTheWriters();
         DataSpec spec = specFor(totalBytes);
         StorageProvider provider = StorageProviders.forTarget(target, backend);
         BufferPool pool = poolFor(buffers, "the save to " + target);
@@ -205,9 +217,9 @@ public final class StreamingCheckpoint {
         String path = target.toString();
         StorageProvider provider = StorageProviders.forTarget(target, backend);
         try (Measurement measured = new Measurement(() -> 0);
-             StorageReader reader = provider.openReader(new ReadRequest(target, writersInFlight, storageOptions))) {
+             StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
             DataSpec spec = manifestOf(reader, path, verify).spec();
-            LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, writersInFlight, threads,
+            LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, readersInFlight, threads,
                     progress);
             BufferPool pool = poolFor(run.buffersFor(buffers), "the load of " + target);
             try {
@@ -216,7 +228,7 @@ public final class StreamingCheckpoint {
                 done(pool);
             }
             return new LoadResult(path, reader.description(), reader.directIo(), spec.size(), chunkSize,
-                    writersInFlight, verify, run.verifier(), run.readSeconds(), run.verifySeconds(), measured.seconds(),
+                    readersInFlight, verify, run.verifier(), run.readSeconds(), run.verifySeconds(), measured.seconds(),
                     run.peakInUse(), measured.peakRss(), reader.endpointStatistics());
         } catch (NoSuchFileException e) {
             throw new CheckpointException(String.format("checkpoint %s does not exist%s", path,
@@ -248,6 +260,23 @@ public final class StreamingCheckpoint {
                     + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
         }
         return manifest;
+    }
+
+    /**
+     * A streaming save fills one buffer while its writers write the others: its pool must hold more
+     * buffers than writers (a load takes what it needs, so the builder cannot refuse this).
+     */
+    private void requireABufferBeyondTheWriters() {
+        if (sharedPool != null && sharedPool.capacity() < writersInFlight + 1) {
+            throw new IllegalArgumentException(String.format("the shared buffer pool's %d buffer(s) must exceed "
+                    + "writers in flight (%d): one buffer is always being filled", sharedPool.capacity(),
+                    writersInFlight));
+        }
+        if (sharedPool == null && buffers < writersInFlight + 1) {
+            throw new IllegalArgumentException(String.format(
+                    "buffers (%d) must exceed writers in flight (%d): one buffer is always being filled",
+                    buffers, writersInFlight));
+        }
     }
 
     private DataSpec specFor(long totalBytes) {
@@ -292,13 +321,13 @@ public final class StreamingCheckpoint {
         private long chunkSize = DEFAULT_CHUNK_SIZE;
         private int buffers = DEFAULT_BUFFERS;
         private int writersInFlight = DEFAULT_WRITERS;
+        private int readersInFlight = DEFAULT_READERS;
         private DataSpec spec = DataSpec.builder().build();
         private DataSource source = DataSource.AUTO;
         private int threads;
         private StorageOptions storageOptions = StorageOptions.empty();
         private Optional<String> backend = Optional.empty();
         private LongConsumer progress = done -> { };
-        private boolean forLoad;
         private BufferPool pool;
 
         private Builder() {}
@@ -324,13 +353,21 @@ public final class StreamingCheckpoint {
             return this;
         }
 
-        /** Concurrent writes (and reads on load), at least 1. */
+        /** Concurrent writes of a save, at least 1; a save's buffers must exceed them. */
         public Builder writersInFlight(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("writers in flight must be >= 1, got " + n);
             }
             this.writersInFlight = n;
-            this.forLoad = false;
+            return this;
+        }
+
+        /** Concurrent reads of a load, at least 1; a load takes at least one buffer per reader. */
+        public Builder readersInFlight(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("readers in flight must be >= 1, got " + n);
+            }
+            this.readersInFlight = n;
             return this;
         }
 
@@ -386,19 +423,6 @@ public final class StreamingCheckpoint {
         }
 
         /**
-         * Concurrent reads of a load, at least 1: the checkpoint is built for {@link #load} only,
-         * so the save's rule that buffers exceed writers does not apply.
-         */
-        public Builder readersInFlight(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("readers in flight must be >= 1, got " + n);
-            }
-            this.writersInFlight = n;
-            this.forLoad = true;
-            return this;
-        }
-
-        /**
          * Saves and loads through {@code pool} instead of a pool of {@link #buffers} chunks of their
          * own: its buffers are mapped and first touched once for all of them, which a process saving
          * many checkpoints (a training run, a DLIO workload) does not want to pay per file. Its
@@ -423,30 +447,20 @@ public final class StreamingCheckpoint {
         /**
          * The checkpoint.
          *
-         * @throws IllegalArgumentException when buffers do not exceed writers, when a shared
-         *         pool's buffers are smaller than a chunk, or when the source is
-         *         {@link DataSource#JDK_RANDOM} with a dedup or compression ratio other than 1 (its
-         *         bytes cannot have them, and the manifest must not claim them)
+         * @throws IllegalArgumentException when a shared pool's buffers are smaller than a chunk, or
+         *         when the source is {@link DataSource#JDK_RANDOM} with a dedup or compression ratio
+         *         other than 1 (its bytes cannot have them, and the manifest must not claim them)
          */
         public StreamingCheckpoint build() {
             if (pool != null && pool.bufferSize() < chunkSize) {
                 throw new IllegalArgumentException(String.format("the shared buffer pool's buffers (%d bytes) are "
                         + "smaller than a chunk (%d bytes)", pool.bufferSize(), chunkSize));
             }
-            if (pool != null && !forLoad && pool.capacity() < writersInFlight + 1) {
-                throw new IllegalArgumentException(String.format("the shared buffer pool's %d buffer(s) must exceed "
-                        + "writers in flight (%d): one buffer is always being filled", pool.capacity(), writersInFlight));
-            }
             if (source == DataSource.JDK_RANDOM && (spec.dedupRatio() != 1.0 || spec.compressRatio() != 1.0)) {
                 throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
                         "the jdk-random generator cannot produce dedup %s or compress %s (its bytes are "
                                 + "incompressible and all distinct): use dedup 1 and compress 1, or another generator",
                         spec.dedupRatio(), spec.compressRatio()));
-            }
-            if (pool == null && !forLoad && buffers < writersInFlight + 1) {
-                throw new IllegalArgumentException(String.format(
-                        "buffers (%d) must exceed writers in flight (%d): one buffer is always being filled",
-                        buffers, writersInFlight));
             }
             return new StreamingCheckpoint(this);
         }

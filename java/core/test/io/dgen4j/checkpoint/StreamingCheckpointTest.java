@@ -36,7 +36,8 @@ class StreamingCheckpointTest {
     }
 
     static StreamingCheckpoint.Builder small() {
-        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2).spec(DATA);
+        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2).readersInFlight(2)
+                .spec(DATA);
     }
 
     static byte[] expected(long size) {
@@ -124,8 +125,10 @@ class StreamingCheckpointTest {
         assertEquals("checkpoint size must be > 0 bytes, got 0", zero.getMessage());
         var chunk = assertThrows(IllegalArgumentException.class, () -> StreamingCheckpoint.builder().chunkSize(1000));
         assertEquals("chunk size must be a positive multiple of 4096 bytes, got 1000", chunk.getMessage());
+        // a load of that checkpoint could run; its save cannot, and is refused before it writes
         var buffers = assertThrows(IllegalArgumentException.class,
-                () -> StreamingCheckpoint.builder().buffers(2).writersInFlight(2).build());
+                () -> StreamingCheckpoint.builder().buffers(2).writersInFlight(2).build()
+                        .save(dir.resolve("z").toString(), 1));
         assertTrue(buffers.getMessage().startsWith("buffers (2) must exceed writers in flight (2)"));
         assertFalse(Files.exists(dir.resolve("z")));
     }
