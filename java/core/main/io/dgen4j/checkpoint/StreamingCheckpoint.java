@@ -186,11 +186,12 @@ public final class StreamingCheckpoint {
             long closeStart = System.nanoTime();
             data.commit();
             double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
-            return new SaveResult(run.method(), target.toString(), data.description(), data.directIo(), spec.size(),
-                    chunkSize, chunks(spec.size()), run.buffers(), run.inFlight(), filler.implementation(),
-                    spec.seedString(), run.generationSeconds(), run.ioSeconds(), closeSeconds, measured.seconds(),
-                    run.peakBuffersInUse(), run.poolBytes(), measured.peakRss(), measured.samples(),
-                    data.endpointStatistics());
+            return new SaveResult(run.method(), new Where(target.toString(), data.description(), data.directIo()),
+                    new SaveResult.Plan(spec.size(), chunkSize, chunks(spec.size()), run.buffers(), run.inFlight()),
+                    new SaveResult.Data(filler.implementation(), spec.seedString()),
+                    new SaveResult.Times(run.generationSeconds(), run.ioSeconds(), closeSeconds, measured.seconds()),
+                    new SaveResult.Memory(run.peakBuffersInUse(), run.poolBytes(), measured.peakRss()),
+                    measured.samples(), data.endpointStatistics());
         } catch (IOException | RuntimeException | Error e) {
             if (data != null) {
                 data.abort();
@@ -227,9 +228,11 @@ public final class StreamingCheckpoint {
             } finally {
                 done(pool);
             }
-            return new LoadResult(path, reader.description(), reader.directIo(), spec.size(), chunkSize,
-                    readersInFlight, verify, run.verifier(), run.readSeconds(), run.verifySeconds(), measured.seconds(),
-                    run.peakInUse(), measured.peakRss(), reader.endpointStatistics());
+            return new LoadResult(new Where(path, reader.description(), reader.directIo()),
+                    new LoadResult.Plan(spec.size(), chunkSize, readersInFlight),
+                    new LoadResult.Verification(verify, run.verifier()),
+                    new LoadResult.Times(run.readSeconds(), run.verifySeconds(), measured.seconds()),
+                    new LoadResult.Memory(run.peakInUse(), measured.peakRss()), reader.endpointStatistics());
         } catch (NoSuchFileException e) {
             throw new CheckpointException(String.format("checkpoint %s does not exist%s", path,
                     e.getReason() == null || e.getReason().startsWith("no such") ? "" : ": " + e.getReason()), -1, e);
