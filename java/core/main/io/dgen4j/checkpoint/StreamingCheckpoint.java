@@ -180,8 +180,8 @@ public final class StreamingCheckpoint {
         try (Measurement measured = new Measurement(run::written);
              DataSource.Filler filler = source.open(spec, threads)) {
             Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
-            data = provider.openWriter(new WriteRequest(target, spec.size(), manifest.toMetadata(), run.inFlight(),
-                    storageOptions));
+            data = provider.openWriter(new WriteRequest(target, spec.size(), chunkSize, manifest.toMetadata(),
+                    run.inFlight(), storageOptions));
             run.run(filler, data);
             long closeStart = System.nanoTime();
             data.commit();

@@ -93,8 +93,8 @@ public final class MultipartWriter implements StorageWriter {
         if (inFlight < 1) {
             throw new IllegalArgumentException("parts in flight must be >= 1, got " + inFlight);
         }
-        // The pipeline writes chunk-aligned offsets; the manifest names the chunk size.
-        long chunk = r.metadata().get("chunkSize") instanceof Number n ? n.longValue() : 0;
+        // The pipeline writes whole chunks at their offsets: parts hold whole chunks.
+        long chunk = r.chunkSize();
         PartPlan plan = PartPlan.of(r.size(), settings.partSizeFor(chunk > 0 ? chunk : PartPlan.MIN_PART_SIZE));
         if (chunk > 0) {
             plan.checkChunk(chunk);
