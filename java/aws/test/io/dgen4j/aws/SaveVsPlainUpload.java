@@ -73,7 +73,7 @@ public final class SaveVsPlainUpload {
             // buffer is mapped once too); -Dbench.freshPool=true maps a new pool per save instead.
             BufferPool pool = new BufferPool(inFlight + 2, part);
             StreamingCheckpoint.Builder ckptBuilder = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
-                    .writersInFlight(inFlight).backend("aws").backendOptions(settings)
+                    .writersInFlight(inFlight).resetPeakRss(true).backend("aws").backendOptions(settings)
                     .backendOptions(AwsOptions.overriding(o -> o.addExecutionInterceptor(new FirstPartHeaders("streaming"))))
                     .spec(spec);
             boolean freshPool = Boolean.getBoolean("bench.freshPool");

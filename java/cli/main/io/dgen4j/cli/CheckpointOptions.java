@@ -61,7 +61,8 @@ final class CheckpointOptions {
 
     /**
      * The checkpoint's builder, for commands that add backend options. Commands that load what they
-     * saved (quickstart, backends) read with as many in flight as they wrote.
+     * saved (quickstart, backends) read with as many in flight as they wrote. Each save and load
+     * measures the process's peak RSS from its start (the CLI owns its process).
      */
     StreamingCheckpoint.Builder builder(LongConsumer progress) {
         check();
@@ -70,7 +71,7 @@ final class CheckpointOptions {
                 .withPreallocate(!noPreallocate);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
                 .readersInFlight(writers).spec(spec.build()).source(source()).threads(data.threads)
-                .backendOptions(files).progress(progress);
+                .backendOptions(files).progress(progress).resetPeakRss(true);
     }
 
     static FileOptions.Fadvise fadvise(String value) {

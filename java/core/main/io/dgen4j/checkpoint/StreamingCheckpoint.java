@@ -61,6 +61,7 @@ public final class StreamingCheckpoint {
     private final StorageOptions storageOptions;
     private final Optional<String> backend;
     private final LongConsumer progress;
+    private final boolean resetPeakRss;
     /** The caller's pool, used by every save and load instead of one of their own, or {@code null}. */
     private final BufferPool sharedPool;
 
@@ -75,6 +76,7 @@ public final class StreamingCheckpoint {
         this.storageOptions = b.storageOptions;
         this.backend = b.backend;
         this.progress = b.progress;
+        this.resetPeakRss = b.resetPeakRss;
         this.sharedPool = b.pool;
     }
 
@@ -177,7 +179,7 @@ public final class StreamingCheckpoint {
     private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, SaveRun run)
             throws IOException {
         StorageWriter data = null;
-        try (Measurement measured = new Measurement(run::written);
+        try (Measurement measured = new Measurement(resetPeakRss, run::written);
              DataSource.Filler filler = source.open(spec, threads)) {
             Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
             data = provider.openWriter(new WriteRequest(target, spec.size(), chunkSize, manifest.toMetadata(),
@@ -217,7 +219,7 @@ public final class StreamingCheckpoint {
     public LoadResult load(StorageTarget target, boolean verify) throws IOException {
         String path = target.toString();
         StorageProvider provider = StorageProviders.forTarget(target, backend);
-        try (Measurement measured = new Measurement(() -> 0);
+        try (Measurement measured = new Measurement(resetPeakRss, () -> 0);
              StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
             DataSpec spec = manifestOf(reader, path, verify).spec();
             LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, readersInFlight, threads,
@@ -331,6 +333,7 @@ public final class StreamingCheckpoint {
         private StorageOptions storageOptions = StorageOptions.empty();
         private Optional<String> backend = Optional.empty();
         private LongConsumer progress = done -> { };
+        private boolean resetPeakRss;
         private BufferPool pool;
 
         private Builder() {}
@@ -422,6 +425,18 @@ public final class StreamingCheckpoint {
         /** Called with the bytes written (or read) so far, from the I/O threads. */
         public Builder progress(LongConsumer listener) {
             this.progress = listener == null ? done -> { } : listener;
+            return this;
+        }
+
+        /**
+         * Whether each save and load resets the kernel's peak RSS of this process when it starts
+         * (writes {@code /proc/self/clear_refs}), so that {@code peakRssBytes} is the kernel's exact
+         * peak during it: for a process that measures checkpoints, like the CLI. Off by default,
+         * since the reset changes what any other reader of that peak in the process sees;
+         * {@code peakRssBytes} is then the highest RSS sampled every 100 ms.
+         */
+        public Builder resetPeakRss(boolean on) {
+            this.resetPeakRss = on;
             return this;
         }
 

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * a time may write a target ({@link TargetBusyException} for the second), and the leftovers of a
  * killed save are removed by the next save or load of that target. With the native core, I/O is
  * O_DIRECT where the filesystem allows it, straight from the caller's segments; without it
- * (pure-Java mode), a FileChannel writes the segments' ByteBuffer views, buffered.
+ * (pure-Java mode), a FileChannel writes the segments' ByteBuffer views, buffered. Callers reach
+ * it through {@link FileStorageProvider}, the storage SPI.
  *
  * {@snippet :
  * try (StorageWriter w = FileStorage.openWriter(Path.of("/nvme/ckpt.bin"), FileOptions.defaults(), size,
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }
  */
-public final class FileStorage {
+final class FileStorage {
     private static final Logger LOG = LoggerFactory.getLogger(FileStorage.class);
     /** Suffix of a checkpoint's sidecar. */
     public static final String SIDECAR_SUFFIX = Sidecar.SUFFIX;
@@ -88,8 +89,11 @@ public final class FileStorage {
         void before(CommitStep step, Path target) throws IOException;
     }
 
-    /** Installs the hook called before each commit step of every writer (default: none). */
-    public static void stepHook(StepHook hook) {
+    /**
+     * Installs the hook called before each commit step of every writer (default: none): a seam for
+     * the commit-protocol tests in this package, not for production code.
+     */
+    static void stepHook(StepHook hook) {
         stepHook = hook == null ? (step, target) -> { } : hook;
     }
 
