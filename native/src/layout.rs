@@ -208,6 +208,81 @@ fn stripe_key(bk: u64, q: u64) -> u64 {
     mix64(bk ^ mix64(q ^ T_STRIPE))
 }
 
+/// One stripe-sized step of a walk over a byte range of the stream ([`Spec::walk`]): `n`
+/// bytes at stream offset `pos`, which are bytes `[in_stripe, in_stripe + n)` of the stripe
+/// whose key is `sk`. `n` equals the stripe size exactly when the step is a whole stripe.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    pos: u64,
+    sk: u64,
+    in_stripe: usize,
+    n: usize,
+}
+
+/// A stripe-aligned scratch buffer: the stripes cut by either end of a range are generated here.
+#[repr(C, align(64))]
+struct Scratch([u8; MAX_STRIPE]);
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch([0u8; MAX_STRIPE])
+    }
+
+    /// The bytes `[s.in_stripe, s.in_stripe + s.n)` of the stripe of step `s`, generated here
+    /// (only the sectors up to the end of the step are).
+    fn stripe_part(&mut self, spec: &Spec, s: Step, level: Level) -> &[u8] {
+        let end = (s.in_stripe + s.n).div_ceil(SECTOR) * SECTOR;
+        // SAFETY: the scratch holds MAX_STRIPE >= end bytes; `end` is a multiple of 512; the
+        // caller passes a supported `level` ([`supported_or_scalar`]).
+        unsafe { simd::fill_stripe(level, s.sk, self.0.as_mut_ptr(), end, &spec.masks, false) };
+        &self.0[s.in_stripe..s.in_stripe + s.n]
+    }
+}
+
+/// `level` when this CPU supports it, else the scalar kernel.
+fn supported_or_scalar(level: Level) -> Level {
+    if level.supported() {
+        level
+    } else {
+        Level::Scalar
+    }
+}
+
+impl Spec {
+    /// Walks the stream bytes `[offset, offset + len)` stripe by stripe, in order: the one walk
+    /// that both [`fill_with`] and [`first_mismatch_with`] take, so that what is generated and
+    /// what is checked can never disagree. The key of a block is computed once per block.
+    /// `step` returns `Some` to stop the walk early with that value.
+    #[inline(always)]
+    fn walk<T>(&self, offset: u64, len: usize, mut step: impl FnMut(Step) -> Option<T>) -> Option<T> {
+        let stripe = self.stripe;
+        let mut cached: Option<(u64, u64)> = None; // (block index, block key)
+        let mut pos = offset;
+        let mut left = len;
+        while left > 0 {
+            let i = pos / self.block;
+            let bk = match cached {
+                Some((ci, bk)) if ci == i => bk,
+                _ => {
+                    let bk = self.block_key(self.unique_of(i));
+                    cached = Some((i, bk));
+                    bk
+                }
+            };
+            let in_block = pos % self.block;
+            let q = in_block / stripe as u64;
+            let in_stripe = (in_block % stripe as u64) as usize;
+            let n = (stripe - in_stripe).min(left);
+            if let Some(out) = step(Step { pos, sk: stripe_key(bk, q), in_stripe, n }) {
+                return Some(out);
+            }
+            left -= n;
+            pos += n as u64;
+        }
+        None
+    }
+}
+
 /// Writes the stream bytes `[offset, offset + buf.len())` into `buf` with this process's
 /// kernel ([`simd::Dispatch`]) and ordinary stores. Fails with `OutOfRange` when the range
 /// exceeds the stream.
@@ -221,46 +296,21 @@ pub fn fill(spec: &Spec, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
 /// in place; a stripe cut by either end of the range goes through a 4 KiB scratch buffer.
 pub fn fill_with(spec: &Spec, offset: u64, buf: &mut [u8], level: Level, nt: bool) -> Result<(), Error> {
     spec.check_range(offset, buf.len() as u64)?;
-    let level = if level.supported() { level } else { Level::Scalar };
-    let block = spec.block;
-    let stripe = spec.stripe;
-    let masks: &Masks = &spec.masks;
-    #[repr(C, align(64))]
-    struct Scratch([u8; MAX_STRIPE]);
-    let mut scratch = Scratch([0u8; MAX_STRIPE]);
-    let mut cached: Option<(u64, u64)> = None; // (block index, block key)
-    let mut pos = offset;
+    let level = supported_or_scalar(level);
+    let mut scratch = Scratch::new();
     let mut out = buf;
-    while !out.is_empty() {
-        let i = pos / block;
-        let bk = match cached {
-            Some((ci, bk)) if ci == i => bk,
-            _ => {
-                let bk = spec.block_key(spec.unique_of(i));
-                cached = Some((i, bk));
-                bk
-            }
-        };
-        let in_block = pos % block;
-        let q = in_block / stripe as u64;
-        let in_stripe = (in_block % stripe as u64) as usize;
-        let n = (stripe - in_stripe).min(out.len());
-        let (dst, rest) = std::mem::take(&mut out).split_at_mut(n);
-        let sk = stripe_key(bk, q);
-        if n == stripe {
-            // SAFETY: `dst` is an exclusive slice of exactly `stripe` bytes (a multiple of
-            // 512), and `level` is supported (checked above).
-            unsafe { simd::fill_stripe(level, sk, dst.as_mut_ptr(), stripe, masks, nt) };
+    spec.walk(offset, out.len(), |s| {
+        let (dst, rest) = std::mem::take(&mut out).split_at_mut(s.n);
+        if s.n == spec.stripe {
+            // SAFETY: `dst` is an exclusive slice of exactly one stripe (a multiple of 512
+            // bytes), and `level` is supported (checked above).
+            unsafe { simd::fill_stripe(level, s.sk, dst.as_mut_ptr(), s.n, &spec.masks, nt) };
         } else {
-            // Only the sectors up to the end of the range are needed.
-            let end = (in_stripe + n).div_ceil(SECTOR) * SECTOR;
-            // SAFETY: `scratch` holds MAX_STRIPE >= end bytes; `end` is a multiple of 512.
-            unsafe { simd::fill_stripe(level, sk, scratch.0.as_mut_ptr(), end, masks, false) };
-            dst.copy_from_slice(&scratch.0[in_stripe..in_stripe + n]);
+            dst.copy_from_slice(scratch.stripe_part(spec, s, level));
         }
         out = rest;
-        pos += n as u64;
-    }
+        None::<()>
+    });
     if nt {
         simd::store_fence();
     }
@@ -280,49 +330,22 @@ pub fn first_mismatch(spec: &Spec, offset: u64, data: &[u8]) -> Result<Option<u6
 /// one that differs (to find the exact byte), goes through a 4 KiB scratch buffer.
 pub fn first_mismatch_with(spec: &Spec, offset: u64, data: &[u8], level: Level) -> Result<Option<u64>, Error> {
     spec.check_range(offset, data.len() as u64)?;
-    let level = if level.supported() { level } else { Level::Scalar };
-    let block = spec.block;
-    let stripe = spec.stripe;
-    let masks: &Masks = &spec.masks;
-    #[repr(C, align(64))]
-    struct Scratch([u8; MAX_STRIPE]);
-    let mut scratch = Scratch([0u8; MAX_STRIPE]);
-    let mut cached: Option<(u64, u64)> = None; // (block index, block key)
-    let mut pos = offset;
+    let level = supported_or_scalar(level);
+    let mut scratch = Scratch::new();
     let mut rest = data;
-    while !rest.is_empty() {
-        let i = pos / block;
-        let bk = match cached {
-            Some((ci, bk)) if ci == i => bk,
-            _ => {
-                let bk = spec.block_key(spec.unique_of(i));
-                cached = Some((i, bk));
-                bk
-            }
-        };
-        let in_block = pos % block;
-        let q = in_block / stripe as u64;
-        let in_stripe = (in_block % stripe as u64) as usize;
-        let n = (stripe - in_stripe).min(rest.len());
-        let (got, tail) = rest.split_at(n);
-        let sk = stripe_key(bk, q);
-        // SAFETY: `got` holds exactly `stripe` bytes (a multiple of 512) when n == stripe;
-        // `level` is supported (checked above).
-        let whole_ok = n == stripe && unsafe { simd::stripe_matches(level, sk, got.as_ptr(), stripe, masks) };
-        if !whole_ok {
-            // Only the sectors up to the end of the range are needed.
-            let end = (in_stripe + n).div_ceil(SECTOR) * SECTOR;
-            // SAFETY: `scratch` holds MAX_STRIPE >= end bytes; `end` is a multiple of 512.
-            unsafe { simd::fill_stripe(level, sk, scratch.0.as_mut_ptr(), end, masks, false) };
-            let want = &scratch.0[in_stripe..in_stripe + n];
-            if let Some(at) = want.iter().zip(got).position(|(a, b)| a != b) {
-                return Ok(Some(pos + at as u64));
-            }
-        }
+    Ok(spec.walk(offset, data.len(), |s| {
+        let (got, tail) = rest.split_at(s.n);
         rest = tail;
-        pos += n as u64;
-    }
-    Ok(None)
+        // SAFETY: `got` holds exactly one stripe (a multiple of 512 bytes) when n is the
+        // stripe size; `level` is supported (checked above).
+        let whole_ok =
+            s.n == spec.stripe && unsafe { simd::stripe_matches(level, s.sk, got.as_ptr(), s.n, &spec.masks) };
+        if whole_ok {
+            return None;
+        }
+        let want = scratch.stripe_part(spec, s, level);
+        want.iter().zip(got).position(|(a, b)| a != b).map(|at| s.pos + at as u64)
+    }))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
@@ -70,7 +71,11 @@ final class DlioRunCommand implements Callable<Integer> {
         // resolved here, on the command's thread (Main.environment() is this thread's), used on the ranks' threads
         UnaryOperator<StreamingCheckpoint.Builder> storage = backend.resolve(folder);
         // under mpirun/srun: one Cluster (MPI where libmpi loads) for the whole command; rank 0 reports
-        try (Ranks launched = Ranks.open(command.commandLine().getErr())) {
+        // the workload as read (a --config path may name different files on different hosts), not
+        // its output folder: each rank's own files may go to its own
+        String workload = String.join("\n", c.framework(), c.model().toString(), c.workflow().toString(),
+                c.checkpoint().toString(), c.streaming().toString(), c.storage().toString());
+        try (Ranks launched = Ranks.open(command, Map.of("workload", workload))) {
             RankGroup group = launch.launched() ? RankGroup.of(launched.cluster()) : RankGroup.inProcess(ranks);
             DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
                     .withThreads(launched.threads(threads))

@@ -2,7 +2,6 @@ package io.dgen4j.cli;
 
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
-import io.dgen4j.gen.NativeGenerator;
 import io.dgen4j.gen.NodeBuffers;
 import io.dgen4j.gen.Numa;
 import io.dgen4j.gen.StreamCursor;
@@ -90,9 +89,9 @@ final class GenerateCommand implements Callable<Integer> {
              WritableByteChannel ch = openOutput(toStdout, file);
              Progress progress = progressOptions.bar("generate", size)) {
             // Untouched until filled; on the node of the run when it is bound to one.
+            Numa.Plan plan = gen.placement().orElse(null);
             MemorySegment buf = NodeBuffers.allocate(arena, Math.max(1, Math.min(chunk, Math.max(size, 1))),
-                    gen instanceof NativeGenerator ? node : -1);
-            Numa.Plan plan = gen instanceof NativeGenerator ng ? ng.plan() : null;
+                    plan != null ? node : -1);
             StreamCursor cursor = gen.cursor();
             while (cursor.hasRemaining()) {
                 long t0 = System.nanoTime();

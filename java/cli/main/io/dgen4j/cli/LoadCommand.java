@@ -44,7 +44,7 @@ final class LoadCommand implements Callable<Integer> {
         backend.checkLoad();
         io.dgen4j.storage.StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         // Under mpirun/srun each rank loads its own shard (named as save names it); rank 0 reports for all.
-        try (Ranks ranks = Ranks.open(command.commandLine().getErr())) {
+        try (Ranks ranks = Ranks.open(command)) {
             io.dgen4j.storage.StorageTarget where = io.dgen4j.storage.StorageTarget.parse(ranks.target(target));
             options.threads = ranks.threads(options.threads);
             long size = sizeOf(where);

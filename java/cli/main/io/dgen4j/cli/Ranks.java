@@ -9,10 +9,16 @@ import io.dgen4j.launch.Shards;
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 
 /**
  * A save or load run as one rank of an {@code mpirun}/{@code srun} launch: this rank's shard name, seed
@@ -34,8 +40,29 @@ final class Ranks implements AutoCloseable {
         this.cluster = cluster;
     }
 
-    /** The launch of this command's environment; a launched rank without MPI says so on {@code err}, once. */
-    static Ranks open(PrintWriter err) {
+    /**
+     * Options that may differ between ranks: each rank's own CPU share, terminal, and (dlio run) folder
+     * of its own output files.
+     */
+    static final Set<String> PER_RANK_OPTIONS = Set.of("--threads", "--no-progress", "--output");
+
+    /**
+     * The launch of this command's environment; a launched rank without MPI says so on the command's
+     * error stream, once.
+     *
+     * @throws IllegalArgumentException on every rank at once, when the ranks were started with different
+     *         commands or options ({@link #facts}): one line naming the first difference
+     */
+    static Ranks open(CommandSpec command) {
+        return open(command, Map.of());
+    }
+
+    /**
+     * {@link #open(CommandSpec)}, the ranks also agreeing on {@code more} facts (e.g. the workload a
+     * configuration file held: a fact named {@code workload} is compared, never shown).
+     */
+    static Ranks open(CommandSpec command, Map<String, String> more) {
+        PrintWriter err = command.commandLine().getErr();
         Map<String, String> env = Main.environment();
         LaunchInfo launch = LaunchInfo.fromEnvironment(env);
         if (!launch.launched()) {
@@ -43,12 +70,72 @@ final class Ranks implements AutoCloseable {
         }
         Cluster cluster = env.equals(System.getenv()) ? Cluster.open(launch)
                 : Cluster.alone(launch, "the command's environment is not this process's, so MPI is not started");
+        // first of all collectives: ranks running different commands would wait in different ones forever
+        Map<String, String> facts = facts(command);
+        facts.putAll(more);
+        Optional<Cluster.Disagreement> d = cluster.agree(facts);
+        if (d.isPresent()) {
+            cluster.close();
+            throw new IllegalArgumentException(disagreement(d.get()));
+        }
         if (!cluster.coordinated()) {
             err.printf(Locale.ROOT, "dgen4j: %s without MPI (%s): this rank works alone and the aggregate is "
                     + "unavailable%n", launch.describe(), cluster.whyAlone().orElse("?"));
             err.flush();
         }
         return new Ranks(launch, cluster);
+    }
+
+    /**
+     * What this rank was asked to run, as the ranks compare it: the dgen4j version, the command, and every
+     * option's and parameter's value (defaults included, so spellings of one value agree) except
+     * {@link #PER_RANK_OPTIONS}. The target is compared as given: each rank's shard name derives from it.
+     */
+    static Map<String, String> facts(CommandSpec command) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("version", BuildVersion.version().orElse("?"));
+        m.put("command", command.qualifiedName(" ").replaceFirst("^\\S+ ", ""));
+        for (OptionSpec o : command.options()) {
+            if (!o.usageHelp() && !o.versionHelp() && !PER_RANK_OPTIONS.contains(o.longestName())
+                    && o.getValue() != null) {
+                m.put(o.longestName(), text(o.getValue()));
+            }
+        }
+        for (PositionalParamSpec p : command.positionalParameters()) {
+            if (p.getValue() != null) {
+                m.put(p.paramLabel(), text(p.getValue()));
+            }
+        }
+        return m;
+    }
+
+    private static String text(Object v) {
+        return v instanceof Object[] a ? Arrays.deepToString(a) : String.valueOf(v);
+    }
+
+    /** The one line every rank fails with when the ranks disagree. */
+    static String disagreement(Cluster.Disagreement d) {
+        String name = d.firstDifference();
+        String zero = d.root().get(name);
+        String theirs = d.theirs().get(name);
+        int r = d.rank();
+        String what = switch (name) {
+            case "version" -> String.format(Locale.ROOT, "rank %d runs dgen4j %s, rank 0 dgen4j %s", r, theirs, zero);
+            case "command" -> String.format(Locale.ROOT, "rank %d runs 'dgen4j %s', rank 0 'dgen4j %s'", r, theirs, zero);
+            case "workload" -> String.format(Locale.ROOT, "rank %d's DLIO workload (its --config as read, overrides "
+                    + "applied) differs from rank 0's", r);
+            default -> String.format(Locale.ROOT, "rank %d has %s, rank 0 %s", r, shown(name, theirs),
+                    shown(name, zero));
+        };
+        return "the ranks were started with different commands or options: " + what
+                + (d.ranks() > 1 ? " (" + d.ranks() + " ranks differ from rank 0)" : "")
+                + "; every rank must run the same command with the same options (only "
+                + String.join(", ", PER_RANK_OPTIONS.stream().sorted().toList()) + " may differ)";
+    }
+
+    /** {@code --size 8388608}, {@code no --seed}; a value holding user info (a URL's) is not shown. */
+    private static String shown(String name, String value) {
+        return value == null ? "no " + name : name + " " + (value.contains("@") ? "(a different value)" : value);
     }
 
     boolean launched() {

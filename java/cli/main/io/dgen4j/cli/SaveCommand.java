@@ -57,7 +57,7 @@ final class SaveCommand implements Callable<Integer> {
                     "use a smaller --size, or the streaming save (without --old-method)");
         }
         // Under mpirun/srun each rank saves its own shard with its own seed; rank 0 reports for all (Ranks).
-        try (Ranks ranks = Ranks.open(command.commandLine().getErr())) {
+        try (Ranks ranks = Ranks.open(command)) {
             StorageTarget where = StorageTarget.parse(ranks.target(target));
             options.data.seed = ranks.rankSeed(ranks.baseSeed(options.data.seed), sameSeed);
             options.data.threads = ranks.threads(options.data.threads);

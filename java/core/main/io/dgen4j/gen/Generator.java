@@ -3,6 +3,7 @@ package io.dgen4j.gen;
 import io.dgen4j.nativelib.NativeLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,15 @@ public sealed interface Generator extends AutoCloseable permits NativeGenerator,
 
     /** Number of threads a large fill uses. */
     int threads();
+
+    /**
+     * Where the workers run (their NUMA nodes and CPUs), for generators that place them (the native
+     * core); empty for the twin, which leaves placement to the JVM. A caller that allocates buffers
+     * on the generator's node ({@link NodeBuffers}) asks this instead of the implementation's type.
+     */
+    default Optional<Numa.Plan> placement() {
+        return Optional.empty();
+    }
 
     /**
      * Writes stream bytes {@code [streamOffset, streamOffset + length)} into {@code dst[0, length)}.

@@ -2,11 +2,12 @@ package io.dgen4j.gen;
 
 import io.dgen4j.ffi.dgen4j_h;
 import io.dgen4j.nativelib.NativeCallException;
+import io.dgen4j.nativelib.NativeHandle;
 import io.dgen4j.nativelib.NativeLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.Optional;
 
 /**
  * The Rust core's generator: a native handle holding the spec and a pool of worker threads,
@@ -28,12 +29,10 @@ public final class NativeGenerator implements Generator {
     private static final long HEAP_SCRATCH = 1 << 20;
 
     private final DataSpec spec;
-    private final MemorySegment handle;
+    /** Fills run under its read lock, close takes its write lock: the generator is never freed under a fill. */
+    private final NativeHandle handle;
     private final int threads;
     private final Numa.Plan plan;
-    // Fills hold the read lock, close the write lock: a handle is never freed under a fill.
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    private boolean closed;
 
     /**
      * Creates the native generator and its workers.
@@ -72,19 +71,22 @@ public final class NativeGenerator implements Generator {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             int rc = dgen4j_h.dgen4j_generator_new_numa(spec.seed(), spec.size(), spec.blockSize(),
                     spec.dedupRatio(), spec.compressRatio(), threads, mode.code(), node, out);
-            if (rc == dgen4j_h.DGEN4J_ERR_INVALID_ARGUMENT()) {
-                throw new IllegalArgumentException(NativeCallException.lastError());
-            }
             NativeCallException.check(rc, "dgen4j_generator_new_numa");
-            this.handle = out.get(ValueLayout.ADDRESS, 0);
+            MemorySegment pointer = out.get(ValueLayout.ADDRESS, 0);
+            this.handle = new NativeHandle(pointer, "generator", dgen4j_h::dgen4j_generator_free);
+            this.threads = dgen4j_h.dgen4j_generator_threads(pointer);
+            this.plan = Numa.parsePlan(Numa.text((buf, cap) -> dgen4j_h.dgen4j_generator_plan(pointer, buf, cap)));
         }
-        this.threads = dgen4j_h.dgen4j_generator_threads(handle);
-        this.plan = Numa.parsePlan(Numa.text((buf, cap) -> dgen4j_h.dgen4j_generator_plan(handle, buf, cap)));
     }
 
     /** Where this generator's threads run. */
     public Numa.Plan plan() {
         return plan;
+    }
+
+    @Override
+    public Optional<Numa.Plan> placement() {
+        return Optional.of(plan);
     }
 
     /**
@@ -97,16 +99,14 @@ public final class NativeGenerator implements Generator {
         if (!dst.isNative()) {
             throw new IllegalArgumentException("timeFillInNative needs a native segment");
         }
-        lock.readLock().lock();
-        try (Arena arena = Arena.ofConfined()) {
-            ensureOpen();
-            MemorySegment nanos = arena.allocate(ValueLayout.JAVA_LONG);
-            int rc = dgen4j_h.dgen4j_bench_fill(handle, streamOffset, dst, length, iterations, nanos);
-            NativeCallException.check(rc, "dgen4j_bench_fill");
-            return nanos.get(ValueLayout.JAVA_LONG, 0);
-        } finally {
-            lock.readLock().unlock();
-        }
+        return handle.call(h -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment nanos = arena.allocate(ValueLayout.JAVA_LONG);
+                int rc = dgen4j_h.dgen4j_bench_fill(h, streamOffset, dst, length, iterations, nanos);
+                NativeCallException.check(rc, "dgen4j_bench_fill");
+                return nanos.get(ValueLayout.JAVA_LONG, 0);
+            }
+        });
     }
 
     @Override
@@ -126,77 +126,67 @@ public final class NativeGenerator implements Generator {
 
     /** Distinct whole blocks as the native core counts them (equals {@link DataSpec#distinctBlocks()}). */
     public long distinctBlocks() {
-        lock.readLock().lock();
-        try {
-            ensureOpen();
-            return dgen4j_h.dgen4j_generator_distinct_blocks(handle);
-        } finally {
-            lock.readLock().unlock();
-        }
+        return handle.call(dgen4j_h::dgen4j_generator_distinct_blocks);
     }
 
     @Override
     public void fill(MemorySegment dst, long streamOffset, long length) {
         FillRange.check(spec, dst, streamOffset, length);
-        lock.readLock().lock();
-        try {
-            ensureOpen();
+        handle.call(h -> {
             if (length == 0) {
-                return;
+                return null;
             }
             if (dst.isNative()) {
-                int rc = dgen4j_h.dgen4j_generator_fill(handle, streamOffset, dst, length);
-                NativeCallException.check(rc, "dgen4j_generator_fill");
-                return;
+                NativeCallException.check(dgen4j_h.dgen4j_generator_fill(h, streamOffset, dst, length),
+                        "dgen4j_generator_fill");
+                return null;
             }
+            // A downcall cannot take a heap address: fill a bounded native scratch and copy.
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment scratch = arena.allocate(Math.min(length, HEAP_SCRATCH), 4096);
                 for (long done = 0; done < length; ) {
                     long n = Math.min(scratch.byteSize(), length - done);
-                    int rc = dgen4j_h.dgen4j_generator_fill(handle, streamOffset + done, scratch, n);
-                    NativeCallException.check(rc, "dgen4j_generator_fill");
+                    NativeCallException.check(dgen4j_h.dgen4j_generator_fill(h, streamOffset + done, scratch, n),
+                            "dgen4j_generator_fill");
                     MemorySegment.copy(scratch, 0, dst, done, n);
                     done += n;
                 }
             }
-        } finally {
-            lock.readLock().unlock();
-        }
+            return null;
+        });
     }
 
     @Override
     public long firstMismatch(MemorySegment data, long streamOffset, long length) {
         FillRange.checkSource(spec, data, streamOffset, length);
-        lock.readLock().lock();
-        try (Arena arena = Arena.ofConfined()) {
-            ensureOpen();
+        return handle.call(h -> {
             if (length == 0) {
-                return -1;
+                return -1L;
             }
-            MemorySegment at = arena.allocate(ValueLayout.JAVA_LONG);
-            if (data.isNative()) {
-                return verify(data, streamOffset, length, at);
-            }
-            // A downcall cannot take a heap address: compare through a bounded native copy.
-            MemorySegment scratch = arena.allocate(Math.min(length, HEAP_SCRATCH), 4096);
-            for (long done = 0; done < length; ) {
-                long n = Math.min(scratch.byteSize(), length - done);
-                MemorySegment.copy(data, done, scratch, 0, n);
-                long m = verify(scratch, streamOffset + done, n, at);
-                if (m >= 0) {
-                    return m;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment at = arena.allocate(ValueLayout.JAVA_LONG);
+                if (data.isNative()) {
+                    return verify(h, data, streamOffset, length, at);
                 }
-                done += n;
+                // A downcall cannot take a heap address: compare through a bounded native copy.
+                MemorySegment scratch = arena.allocate(Math.min(length, HEAP_SCRATCH), 4096);
+                for (long done = 0; done < length; ) {
+                    long n = Math.min(scratch.byteSize(), length - done);
+                    MemorySegment.copy(data, done, scratch, 0, n);
+                    long m = verify(h, scratch, streamOffset + done, n, at);
+                    if (m >= 0) {
+                        return m;
+                    }
+                    done += n;
+                }
+                return -1L;
             }
-            return -1;
-        } finally {
-            lock.readLock().unlock();
-        }
+        });
     }
 
     /** One native verify of {@code data[0, length)}; -1 when equal. */
-    private long verify(MemorySegment data, long streamOffset, long length, MemorySegment at) {
-        int rc = dgen4j_h.dgen4j_generator_verify(handle, streamOffset, data, length, at);
+    private static long verify(MemorySegment h, MemorySegment data, long streamOffset, long length, MemorySegment at) {
+        int rc = dgen4j_h.dgen4j_generator_verify(h, streamOffset, data, length, at);
         NativeCallException.check(rc, "dgen4j_generator_verify");
         long m = at.get(ValueLayout.JAVA_LONG, 0);
         return m == streamOffset + length ? -1 : m;
@@ -204,20 +194,6 @@ public final class NativeGenerator implements Generator {
 
     @Override
     public void close() {
-        lock.writeLock().lock();
-        try {
-            if (!closed) {
-                closed = true;
-                dgen4j_h.dgen4j_generator_free(handle);
-            }
-        } finally {
-            lock.writeLock().unlock();
-        }
-    }
-
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException("generator is closed");
-        }
+        handle.close();
     }
 }

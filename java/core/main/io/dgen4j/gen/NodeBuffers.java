@@ -57,9 +57,6 @@ public final class NodeBuffers {
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment out = tmp.allocate(ValueLayout.ADDRESS);
             int rc = dgen4j_h.dgen4j_numa_alloc(size, node, out);
-            if (rc == dgen4j_h.DGEN4J_ERR_INVALID_ARGUMENT()) {
-                throw new IllegalArgumentException(NativeCallException.lastError());
-            }
             NativeCallException.check(rc, "dgen4j_numa_alloc");
             address = out.get(ValueLayout.ADDRESS, 0);
         }

@@ -125,9 +125,6 @@ public final class Numa {
             MemorySegment len = arena.allocate(ValueLayout.JAVA_LONG);
             int n = node.orElse(-1);
             int rc = dgen4j_h.dgen4j_numa_plan(root, aff, threads, mode.code(), n, MemorySegment.NULL, 0, len);
-            if (rc == dgen4j_h.DGEN4J_ERR_INVALID_ARGUMENT()) {
-                throw new IllegalArgumentException(NativeCallException.lastError());
-            }
             NativeCallException.check(rc, "dgen4j_numa_plan");
             MemorySegment buf = arena.allocate(len.get(ValueLayout.JAVA_LONG, 0) + 1);
             rc = dgen4j_h.dgen4j_numa_plan(root, aff, threads, mode.code(), n, buf, buf.byteSize(), len);

@@ -6,12 +6,20 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The ranks of a launch working together: where this process sits ({@link LaunchInfo}), and, where MPI
@@ -247,6 +255,89 @@ public final class Cluster implements AutoCloseable {
             return List.copyOf(lister.get());
         }
         return decode(onceAndBroadcast(() -> encode(lister.get())));
+    }
+
+    /**
+     * How some rank's facts differ from rank 0's: the first such rank, how many ranks differ, and the
+     * facts of rank 0 and of that rank, each in its own order.
+     */
+    public record Disagreement(int rank, int ranks, Map<String, String> root, Map<String, String> theirs) {
+        public Disagreement {
+            root = Collections.unmodifiableMap(new LinkedHashMap<>(root));
+            theirs = Collections.unmodifiableMap(new LinkedHashMap<>(theirs));
+        }
+
+        /** The first name whose value differs (absent on one side counts), in rank 0's order, then theirs. */
+        public String firstDifference() {
+            Set<String> names = new LinkedHashSet<>(root.keySet());
+            names.addAll(theirs.keySet());
+            return names.stream().filter(n -> !Objects.equals(root.get(n), theirs.get(n))).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no difference between " + root + " and " + theirs));
+        }
+    }
+
+    /**
+     * Compares every rank's {@code facts} (what it was asked to run: names and values, in an order that
+     * is the same on every rank) with rank 0's.
+     * Call it first, before any other collective: ranks started with different commands would
+     * otherwise wait in different collectives forever. Ranks that agree exchange a 64-bit digest (one
+     * all-reduce of two numbers); when the digests differ, rank 0's facts are broadcast, each rank
+     * compares its own, and the first differing rank's facts are broadcast, so that every rank returns
+     * the same disagreement. Without MPI: empty.
+     */
+    public Optional<Disagreement> agree(Map<String, String> facts) {
+        if (mpi == null) {
+            return Optional.empty();
+        }
+        List<String> flat = new ArrayList<>();
+        facts.forEach((k, v) -> {
+            flat.add(k);
+            flat.add(v);
+        });
+        byte[] mine = encode(flat);
+        long d = digest(mine);
+        long[] min = mpi.allreduce(new long[] {d, ~d}, Mpi.Op.MIN); // the least digest, and the greatest inverted
+        if (min[0] == ~min[1]) {
+            return Optional.empty();
+        }
+        byte[] root = mpi.broadcast(isRoot() ? mine : null, 0);
+        long[] differs = new long[mpi.size()];
+        differs[mpi.rank()] = Arrays.equals(root, mine) ? 0 : 1;
+        differs = mpi.allreduce(differs, Mpi.Op.SUM);
+        int first = -1;
+        int count = 0;
+        for (int r = differs.length - 1; r >= 0; r--) {
+            if (differs[r] != 0) {
+                first = r;
+                count++;
+            }
+        }
+        if (first < 0) {
+            return Optional.empty(); // the digests differ, the facts do not: cannot happen
+        }
+        byte[] theirs = mpi.broadcast(mpi.rank() == first ? mine : null, first);
+        try {
+            return Optional.of(new Disagreement(first, count, unflatten(decode(root)), unflatten(decode(theirs))));
+        } catch (IOException e) {
+            throw new IllegalStateException("the ranks' facts came back damaged: " + e.getMessage(), e);
+        }
+    }
+
+    private static Map<String, String> unflatten(List<String> flat) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            m.put(flat.get(i), flat.get(i + 1));
+        }
+        return m;
+    }
+
+    /** The first 64 bits of the bytes' SHA-256. */
+    private static long digest(byte[] data) {
+        try {
+            return ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(data)).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e); // every Java SE platform has it
+        }
     }
 
     /** Finalizes MPI where this cluster started it. */

@@ -1,10 +1,16 @@
 package io.dgen4j.nativelib;
 
 import io.dgen4j.ffi.dgen4j_h;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-/** A native entry point returned an error code; the message is the core's own. */
+/**
+ * A native entry point returned an error code that no standard exception describes; the message
+ * is the core's own. {@link #check} and {@link #checkIo} are the one place where the core's
+ * {@code DGEN4J_ERR_*} codes become Java exceptions.
+ */
 public final class NativeCallException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final int code;
@@ -20,12 +26,35 @@ public final class NativeCallException extends RuntimeException {
     }
 
     /**
-     * Throws when {@code rc} is not {@code DGEN4J_OK}, with the calling thread's native message.
-     * Must run on the thread that made the failing call (the message is per thread).
+     * Throws when {@code rc} is not {@code DGEN4J_OK}, with the calling thread's native message:
+     * {@link IllegalArgumentException} for {@code DGEN4J_ERR_INVALID_ARGUMENT} (the message is the
+     * core's validation message alone), {@link UncheckedIOException} for {@code DGEN4J_ERR_IO}, a
+     * {@code NativeCallException} naming the function otherwise. Must run on the thread that made
+     * the failing call (the message is per thread).
      */
     public static void check(int rc, String function) {
-        if (rc != dgen4j_h.DGEN4J_OK()) {
-            throw new NativeCallException(function, rc, lastError());
+        if (rc == dgen4j_h.DGEN4J_OK()) {
+            return;
+        }
+        String message = lastError();
+        if (rc == dgen4j_h.DGEN4J_ERR_IO()) {
+            throw new UncheckedIOException(new IOException(message));
+        }
+        if (rc == dgen4j_h.DGEN4J_ERR_INVALID_ARGUMENT()) {
+            throw new IllegalArgumentException(message);
+        }
+        throw new NativeCallException(function, rc, message);
+    }
+
+    /**
+     * {@link #check}, for calls that do I/O: {@code DGEN4J_ERR_IO} is an {@link IOException} whose
+     * message is the core's (it names the path, the offset and the system's reason).
+     */
+    public static void checkIo(int rc, String function) throws IOException {
+        try {
+            check(rc, function);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
     }
 

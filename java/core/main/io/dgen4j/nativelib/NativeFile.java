@@ -6,7 +6,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A file opened by the native core: O_DIRECT where the filesystem allows it, positional reads
@@ -35,15 +34,13 @@ public final class NativeFile implements AutoCloseable {
     public static final int ALIGN = 4096;
 
     private final Path path;
-    private final MemorySegment handle;
+    private final NativeHandle handle;
     private final boolean direct;
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    private boolean closed;
 
-    private NativeFile(Path path, MemorySegment handle) {
+    private NativeFile(Path path, MemorySegment pointer) {
         this.path = path;
-        this.handle = handle;
-        this.direct = dgen4j_h.dgen4j_file_is_direct(handle) == 1;
+        this.handle = new NativeHandle(pointer, "file " + path, dgen4j_h::dgen4j_file_close);
+        this.direct = dgen4j_h.dgen4j_file_is_direct(pointer) == 1;
     }
 
     /**
@@ -59,7 +56,7 @@ public final class NativeFile implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             int rc = dgen4j_h.dgen4j_file_open(arena.allocateFrom(path.toString()), flags, preallocate, out);
-            check(rc, "dgen4j_file_open");
+            NativeCallException.checkIo(rc, "dgen4j_file_open");
             return new NativeFile(path, out.get(ValueLayout.ADDRESS, 0));
         }
     }
@@ -77,13 +74,7 @@ public final class NativeFile implements AutoCloseable {
     /** Writes all of {@code data} at {@code offset}. */
     public void write(long offset, MemorySegment data) throws IOException {
         requireNative(data);
-        lock.readLock().lock();
-        try {
-            ensureOpen();
-            check(dgen4j_h.dgen4j_file_pwrite(handle, offset, data, data.byteSize()), "dgen4j_file_pwrite");
-        } finally {
-            lock.readLock().unlock();
-        }
+        handle.call(h -> io(dgen4j_h.dgen4j_file_pwrite(h, offset, data, data.byteSize()), "dgen4j_file_pwrite"));
     }
 
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; returns the count (short only at EOF). */
@@ -92,57 +83,35 @@ public final class NativeFile implements AutoCloseable {
         if (dst.isReadOnly()) {
             throw new IllegalArgumentException("cannot read " + path + " into a read-only segment");
         }
-        lock.readLock().lock();
-        try (Arena arena = Arena.ofConfined()) {
-            ensureOpen();
-            MemorySegment done = arena.allocate(ValueLayout.JAVA_LONG);
-            check(dgen4j_h.dgen4j_file_pread(handle, offset, dst, dst.byteSize(), done), "dgen4j_file_pread");
-            return done.get(ValueLayout.JAVA_LONG, 0);
-        } finally {
-            lock.readLock().unlock();
-        }
+        return handle.call(h -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment done = arena.allocate(ValueLayout.JAVA_LONG);
+                io(dgen4j_h.dgen4j_file_pread(h, offset, dst, dst.byteSize(), done), "dgen4j_file_pread");
+                return done.get(ValueLayout.JAVA_LONG, 0);
+            }
+        });
     }
 
     /** posix_fadvise for a range: 0 normal, 1 random, 2 sequential, 3 willneed, 4 dontneed, 5 noreuse. */
     public void fadvise(long offset, long length, int advice) throws IOException {
-        lock.readLock().lock();
-        try {
-            ensureOpen();
-            check(dgen4j_h.dgen4j_file_fadvise(handle, offset, length, advice), "dgen4j_file_fadvise");
-        } finally {
-            lock.readLock().unlock();
-        }
+        handle.call(h -> io(dgen4j_h.dgen4j_file_fadvise(h, offset, length, advice), "dgen4j_file_fadvise"));
     }
 
     /** Makes the written data durable (fsync). */
     public void sync() throws IOException {
-        lock.readLock().lock();
-        try {
-            ensureOpen();
-            check(dgen4j_h.dgen4j_file_sync(handle), "dgen4j_file_sync");
-        } finally {
-            lock.readLock().unlock();
-        }
+        handle.call(h -> io(dgen4j_h.dgen4j_file_sync(h), "dgen4j_file_sync"));
     }
 
     /** Closes the descriptors (without fsync); idempotent. */
     @Override
     public void close() {
-        lock.writeLock().lock();
-        try {
-            if (!closed) {
-                closed = true;
-                dgen4j_h.dgen4j_file_close(handle);
-            }
-        } finally {
-            lock.writeLock().unlock();
-        }
+        handle.close();
     }
 
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException("file " + path + " is closed");
-        }
+    /** {@link NativeCallException#checkIo}, as a value for {@link NativeHandle#call}. */
+    private static Void io(int rc, String function) throws IOException {
+        NativeCallException.checkIo(rc, function);
+        return null;
     }
 
     /**
@@ -163,12 +132,5 @@ public final class NativeFile implements AutoCloseable {
             throw new WrongThreadException("the segment is confined to another thread: use it from its owner "
                     + "thread, or allocate it in a shared arena");
         }
-    }
-
-    private static void check(int rc, String function) throws IOException {
-        if (rc == dgen4j_h.DGEN4J_ERR_IO()) {
-            throw new IOException(NativeCallException.lastError());
-        }
-        NativeCallException.check(rc, function);
     }
 }

@@ -1,8 +1,13 @@
 package io.dgen4j.nativelib;
 
-import io.dgen4j.ffi.dgen4j_h;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -23,8 +28,12 @@ import java.util.Optional;
  *       directory under {@value #PROP_TMPDIR} (default {@code java.io.tmpdir}), loaded, and
  *       deleted again (the mapping outlives the file, so nothing is left behind).</li>
  * </ol>
- * A failure is kept as one {@link LinkageError} that names the platform, what was tried and
- * the two properties; {@link #ensureLoaded()} throws it, {@link #failure()} returns it.
+ * The library is opened with {@link SymbolLookup#libraryLookup(Path, Arena)} in the global arena
+ * (it stays mapped for the life of the process), and the bindings ({@code io.dgen4j.ffi}) find their
+ * symbols in that lookup ({@link #symbols()}), not in the class loader's: nothing else in the
+ * process can shadow or be shadowed by them. A failure is kept as one {@link LinkageError} that
+ * names the platform, what was tried and the two properties; {@link #ensureLoaded()} throws it,
+ * {@link #failure()} returns it.
  *
  * {@snippet :
  * if (NativeLibrary.isAvailable()) {
@@ -49,10 +58,27 @@ public final class NativeLibrary {
 
     private NativeLibrary() {}
 
-    private record State(boolean loaded, String source, LinkageError failure, boolean disabled) {}
+    private record State(SymbolLookup symbols, String source, LinkageError failure, boolean disabled) {
+        boolean loaded() {
+            return symbols != null;
+        }
+    }
+
+    /** Finds nothing: the symbols of a library that did not load. */
+    private static final SymbolLookup NONE = name -> Optional.empty();
 
     private static final class Holder {
         static final State STATE = load();
+    }
+
+    /**
+     * The symbols of the loaded library, for the bindings; a lookup that finds nothing when it did
+     * not load (the bindings then fail with {@link UnsatisfiedLinkError}, but callers check
+     * {@link #ensureLoaded()} first).
+     */
+    public static SymbolLookup symbols() {
+        State s = Holder.STATE;
+        return s.loaded() ? s.symbols() : NONE;
     }
 
     /** Whether the native core is loaded and usable. */
@@ -115,7 +141,7 @@ public final class NativeLibrary {
 
     private static State load() {
         if (Boolean.getBoolean(PROP_DISABLE)) {
-            return new State(false, null, new LinkageError(
+            return new State(null, null, new LinkageError(
                     "dgen4j: the native core is disabled by -D" + PROP_DISABLE + "=true"), true);
         }
         List<String> tried = new ArrayList<>();
@@ -127,9 +153,7 @@ public final class NativeLibrary {
                 if (!Files.isRegularFile(p)) {
                     throw new IOException("no such file: " + p);
                 }
-                System.load(p.toString());
-                checkVersions();
-                return new State(true, p.toString(), null, false);
+                return new State(checkVersions(open(p)), p.toString(), null, false);
             }
             String resource = resourcePath();
             tried.add("jar resource " + resource);
@@ -142,36 +166,62 @@ public final class NativeLibrary {
                 Path dir = Files.createTempDirectory(base, "dgen4j-",
                         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 Path lib = dir.resolve(System.mapLibraryName("dgen4j"));
+                SymbolLookup symbols;
                 try {
                     Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
-                    System.load(lib.toString());
+                    symbols = open(lib);
                 } finally {
                     // The loaded mapping stays valid after unlink: leave no file behind.
                     Files.deleteIfExists(lib);
                     Files.deleteIfExists(dir);
                 }
+                return new State(checkVersions(symbols), resource, null, false);
             }
-            checkVersions();
-            return new State(true, resource, null, false);
         } catch (IOException | UnsatisfiedLinkError | SecurityException | IllegalStateException
-                 | UnsupportedOperationException e) {
+                 | IllegalArgumentException | UnsupportedOperationException e) {
             String msg = String.format(
                     "dgen4j: cannot load the native core for %s (os.name=%s, os.arch=%s); tried %s: %s. "
                             + "Set -D%s=/path/to/libdgen4j.so to load another build, or -D%s=true to use "
                             + "the pure-Java generator (same bytes, slower).",
                     platform(), System.getProperty("os.name"), System.getProperty("os.arch"),
                     String.join(", ", tried), e.getMessage(), PROP_PATH, PROP_DISABLE);
-            return new State(false, null, new LinkageError(msg, e), false);
+            return new State(null, null, new LinkageError(msg, e), false);
         }
     }
 
-    private static void checkVersions() {
-        int abi = dgen4j_h.dgen4j_abi_version();
-        int format = dgen4j_h.dgen4j_format_version();
+    /**
+     * Opens the library for the life of the process.
+     *
+     * @throws IllegalArgumentException when it cannot be opened (the message is the dynamic loader's)
+     */
+    private static SymbolLookup open(Path lib) {
+        return SymbolLookup.libraryLookup(lib, Arena.global());
+    }
+
+    /**
+     * Checks that the library speaks this jar's C ABI and stream format, calling the two version
+     * functions through {@code symbols} directly: the bindings' class must not initialise before the
+     * library it binds has loaded.
+     */
+    private static SymbolLookup checkVersions(SymbolLookup symbols) {
+        int abi = version(symbols, "dgen4j_abi_version");
+        int format = version(symbols, "dgen4j_format_version");
         if (abi != ABI_VERSION || format != FORMAT_VERSION) {
             throw new IllegalStateException(String.format(
                     "the library speaks C ABI %d and format %d, this jar expects ABI %d and format %d",
                     abi, format, ABI_VERSION, FORMAT_VERSION));
+        }
+        return symbols;
+    }
+
+    private static int version(SymbolLookup symbols, String function) {
+        MemorySegment address = symbols.find(function)
+                .orElseThrow(() -> new UnsatisfiedLinkError("the library has no symbol " + function));
+        try {
+            return (int) Linker.nativeLinker().downcallHandle(address, FunctionDescriptor.of(ValueLayout.JAVA_INT))
+                    .invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException("calling " + function + " failed: " + t, t);
         }
     }
 }

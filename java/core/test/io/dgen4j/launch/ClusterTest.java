@@ -56,6 +56,22 @@ class ClusterTest {
     }
 
     @Test
+    void aRankAloneAgreesWithItselfAndADisagreementNamesTheFirstDifference() {
+        try (Cluster c = Cluster.alone(rank1, "no libmpi")) {
+            assertTrue(c.agree(java.util.Map.of("command", "save")).isEmpty());
+        }
+        java.util.Map<String, String> zero = new java.util.LinkedHashMap<>();
+        zero.put("command", "save");
+        zero.put("--size", "8");
+        java.util.Map<String, String> one = new java.util.LinkedHashMap<>(zero);
+        one.put("--verify", "true");
+        assertEquals("--verify", new Cluster.Disagreement(1, 1, zero, one).firstDifference(), "absent on one side");
+        one.put("--size", "4");
+        assertEquals("--size", new Cluster.Disagreement(1, 1, zero, one).firstDifference(), "rank 0's order first");
+        assertThrows(IllegalStateException.class, () -> new Cluster.Disagreement(1, 1, zero, zero).firstDifference());
+    }
+
+    @Test
     void namesRoundTripWithAnyCharacter() throws IOException {
         List<String> names = List.of("", "a", "with\nnewline", "\u2603/\u00e9", "x".repeat(100_000));
         assertEquals(names, Cluster.decode(Cluster.encode(names)));

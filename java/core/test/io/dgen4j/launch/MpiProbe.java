@@ -65,6 +65,18 @@ public final class MpiProbe {
             } catch (IOException e) {
                 out.append(p).append("failure=").append(e.getMessage()).append('\n');
             }
+            // the same facts on every rank, then ranks 1.. with another size (and the last with one more fact)
+            java.util.Map<String, String> facts = new java.util.LinkedHashMap<>(); // in one order on every rank
+            facts.put("command", "save");
+            facts.put("--size", "1");
+            out.append(p).append("agreed=").append(c.agree(facts).isEmpty()).append('\n');
+            facts.put("--size", r == 0 ? "1" : "2");
+            if (r == c.size() - 1) {
+                facts.put("--verify", "true");
+            }
+            out.append(p).append("disagreement=").append(c.agree(facts).map(d -> d.rank() + "/" + d.ranks() + ":"
+                    + d.firstDifference() + ":" + d.root().get(d.firstDifference()) + ">"
+                    + d.theirs().get(d.firstDifference()) + ":" + d.theirs().keySet()).orElse("-")).append('\n');
             c.barrier();
             System.out.print(out);
             System.out.flush();

@@ -101,6 +101,10 @@ class MpiTest {
             assertEquals("true", m.get("bytes"));
             assertEquals("4:b|a\\nnewline||\u2603", m.get("names"));
             assertEquals(r == 0 ? "no such bucket: nope" : "rank 0 failed: no such bucket: nope", m.get("failure"));
+            assertEquals("true", m.get("agreed"));
+            // every rank names the same disagreement: rank 1, the first of those that differ, with its own facts
+            assertEquals("1/" + (n - 1) + ":--size:1>2:" + (n == 2 ? "[command, --size, --verify]"
+                    : "[command, --size]"), m.get("disagreement"));
         }
         assertEquals("rank 0\n", Files.readString(dir.resolve("lister-calls")), "rank 0 alone listed");
     }
@@ -116,6 +120,7 @@ class MpiTest {
             assertEquals("[" + (10.0 * r + 0.25) + "]", m.get("gather"));
             assertEquals(r == 0 ? "from rank 0: \u00e9t\u00e9 \u2603" : "not me", m.get("text"));
             assertEquals(r == 0 ? "no such bucket: nope" : "no such bucket: nope", m.get("failure"));
+            assertEquals("-", m.get("disagreement"), "alone, a rank agrees with itself");
         }
         assertEquals("rank 0\nrank 1\n", sortedLines(dir.resolve("lister-calls")), "each rank listed for itself");
     }

@@ -125,7 +125,22 @@ public final class LocalS3Proxy implements AutoCloseable {
             throw new java.nio.file.NoSuchFileException(jar.toString(), null, "no s3proxy jar here");
         }
         Files.createDirectories(dir.resolve("data"));
-        int port = fixedPort > 0 ? fixedPort : freePort();
+        // a free port may be taken before s3proxy binds it (servers start side by side, in other
+        // processes too): then it says "Failed to bind" and exits, and another free port is tried
+        for (int attempt = 1; ; attempt++) {
+            int port = fixedPort > 0 ? fixedPort : freePort();
+            try {
+                return startOn(jar, dir, ownsDir, accessKey, secretKey, port);
+            } catch (IllegalStateException e) {
+                if (fixedPort > 0 || attempt == 3 || !String.valueOf(e.getMessage()).contains("Failed to bind")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static LocalS3Proxy startOn(Path jar, Path dir, boolean ownsDir, String accessKey, String secretKey,
+            int port) throws IOException, InterruptedException {
         // one file per server: several may run over one directory
         Path props = dir.resolve("s3proxy-" + port + ".properties");
         Files.writeString(props, String.join("\n",
@@ -140,12 +155,13 @@ public final class LocalS3Proxy implements AutoCloseable {
                 "jclouds.credential=" + secretKey,
                 ""), StandardCharsets.UTF_8);
         Path log = dir.resolve("s3proxy-" + port + ".log");
+        long logFrom = Files.exists(log) ? Files.size(log) : 0; // a restart appends to the log of its port
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> cmd = List.of(java.toString(), "-Xmx1g", "-XX:+UseParallelGC", "-jar", jar.toString(),
                 "--properties", props.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         LocalS3Proxy s3 = new LocalS3Proxy(jar, dir, ownsDir, accessKey, secretKey, port, log, p);
-        s3.awaitReady();
+        s3.awaitReady(logFrom);
         return s3;
     }
 
@@ -272,7 +288,12 @@ public final class LocalS3Proxy implements AutoCloseable {
         }
     }
 
-    private void awaitReady() throws IOException, InterruptedException {
+    /**
+     * Waits until this process serves its port: it answers HTTP, and its log (from {@code logFrom})
+     * says its connector started on the port; an answer alone may come from another server that
+     * holds the port.
+     */
+    private void awaitReady(long logFrom) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + START_LIMIT.toNanos();
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
             while (true) {
@@ -283,7 +304,16 @@ public final class LocalS3Proxy implements AutoCloseable {
                 try {
                     http.send(HttpRequest.newBuilder(endpoint().resolve("/")).timeout(Duration.ofSeconds(5)).GET()
                             .build(), HttpResponse.BodyHandlers.discarding());
-                    return; // any HTTP answer (403 without a signature) means it is serving
+                    if (bound(logFrom)) {
+                        return; // any HTTP answer (403 without a signature) means it is serving
+                    }
+                    if (System.nanoTime() > deadline) {
+                        kill();
+                        throw new IllegalStateException(String.format("s3proxy did not say it serves %s within %d s "
+                                + "(another server answers there); its log:%n%s", endpoint(), START_LIMIT.toSeconds(),
+                                logTail()));
+                    }
+                    Thread.sleep(200);
                 } catch (IOException e) {
                     if (System.nanoTime() > deadline) {
                         kill();
@@ -296,6 +326,15 @@ public final class LocalS3Proxy implements AutoCloseable {
                     throw e;
                 }
             }
+        }
+    }
+
+    /** Whether the log, from {@code from}, says the connector started on this server's port. */
+    private boolean bound(long from) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(log)) {
+            in.skipNBytes(from);
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return text.lines().anyMatch(l -> l.contains("Started") && l.contains("{127.0.0.1:" + port + "}"));
         }
     }
 

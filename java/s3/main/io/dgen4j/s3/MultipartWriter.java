@@ -295,50 +295,56 @@ public final class MultipartWriter implements StorageWriter {
     }
 
     /**
-     * CompleteMultipartUpload, failing over like any request; a retry that finds the upload gone
-     * (an earlier attempt completed it before its endpoint failed) is a success when the upload is no
-     * longer listed: it was never aborted, so it was completed (the HEAD check follows).
+     * CompleteMultipartUpload, failing over like any request. A failure after which the upload is no
+     * longer listed is a success when the object now in place has the size and manifest sent (the
+     * manifest fixes every byte): an attempt completed the upload and its answer was lost, and the
+     * retry (ours on another endpoint, or the client library's own) met NoSuchUpload or InvalidPart.
+     * Any other object there is not ours: the save fails saying so and leaves it alone.
      */
     private void complete(List<S3Transport.UploadedPart> parts) throws IOException {
-        long errorsBefore = errors();
         try {
             requests.call("CompleteMultipartUpload", x -> 0,
                     t -> t.completeMultipartUpload(where, uploadId, parts));
+        } catch (InterruptedIOException e) {
+            throw e;
         } catch (IOException e) {
-            boolean completed;
+            String problem;
             try {
-                completed = errors() - errorsBefore >= 2 && !listed();
+                if (listed()) {
+                    throw e;
+                }
+                problem = mismatch(requests.call("HeadObject after CompleteMultipartUpload", x -> 0,
+                        t -> t.headObject(where)));
             } catch (IOException x) {
-                e.addSuppressed(x);
-                completed = false;
-            }
-            if (!completed) {
+                if (x != e) {
+                    e.addSuppressed(x);
+                }
                 throw e;
             }
-            LOG.info("CompleteMultipartUpload of {} failed over and found the upload completed: {}", where,
-                    e.getMessage());
+            if (problem != null) {
+                throw new IOException(String.format("%s; the upload is gone and the object now at %s is not the one "
+                        + "sent (%s)", e.getMessage(), where, problem), e);
+            }
+            LOG.info("CompleteMultipartUpload of {} failed, but the upload is gone and the object in place is the one "
+                    + "sent: completed ({})", where, e.getMessage());
         }
     }
 
-    private long errors() {
-        return requests.statistics().stream().mapToLong(EndpointStatistics::errors).sum();
+    /** What differs between the object {@code h} found and the one sent, or null when nothing does. */
+    private String mismatch(Optional<S3Transport.ObjectHead> h) throws IOException {
+        if (h.isEmpty()) {
+            return "it is missing";
+        } else if (h.get().size() != plan.objectSize()) {
+            return String.format("it holds %d bytes, %d were sent", h.get().size(), plan.objectSize());
+        } else if (!MetadataCodec.decode(h.get().metadata(), where.toString()).equals(expectedMetadata)) {
+            return "its metadata differs from the metadata sent";
+        }
+        return null;
     }
 
     /** The HEAD after commit: the object must have the size and metadata sent, else it is deleted. */
     private void check() throws IOException {
-        Optional<S3Transport.ObjectHead> h = requests.call("HeadObject after commit", x -> 0,
-                t -> t.headObject(where));
-        String problem = null;
-        if (h.isEmpty()) {
-            problem = "it is missing";
-        } else if (h.get().size() != plan.objectSize()) {
-            problem = String.format("it holds %d bytes, %d were sent", h.get().size(), plan.objectSize());
-        } else {
-            Map<String, Object> got = MetadataCodec.decode(h.get().metadata(), where.toString());
-            if (!got.equals(expectedMetadata)) {
-                problem = "its metadata differs from the metadata sent";
-            }
-        }
+        String problem = mismatch(requests.call("HeadObject after commit", x -> 0, t -> t.headObject(where)));
         if (problem != null) {
             state = State.FAILED_CHECK;
             try {

@@ -164,6 +164,11 @@ public final class FaultProxy implements AutoCloseable {
         return i;
     }
 
+    /** The injections in force, in the order they were added (for a kit that checks each one fired). */
+    List<Injection> injections() {
+        return List.copyOf(injections);
+    }
+
     /** Stops applying {@code i}. */
     public void remove(Injection i) {
         injections.remove(i);
@@ -344,8 +349,9 @@ public final class FaultProxy implements AutoCloseable {
 
         /**
          * Forward the request and send the first {@code bytes} bytes of the upstream's answer (status
-         * line and headers included: 0 sends nothing, after the store acted on the request), then close
-         * the connection (with a TCP reset when {@code reset}, which may lose bytes still in flight).
+         * line and headers included: 0 sends nothing), then, once the upstream's whole answer is read
+         * (the store is done with the request), close the connection (with a TCP reset when
+         * {@code reset}, which may lose bytes still in flight).
          */
         record DropResponse(long bytes, boolean reset) implements Fault { }
 
@@ -778,6 +784,33 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /** Passes the first {@code limit} bytes and flushes them, then swallows the rest. */
+    private static final class Keep extends FilterOutputStream {
+        private long left;
+
+        Keep(OutputStream out, long limit) {
+            super(out);
+            this.left = limit;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            int k = (int) Math.min(len, left);
+            if (k > 0) {
+                out.write(b, off, k);
+                left -= k;
+                if (left == 0) {
+                    out.flush();
+                }
+            }
+        }
+    }
+
     /** Sends {@code bytes} at a time, flushing each, every {@code every}. */
     private static final class Trickling extends FilterOutputStream {
         private final int bytes;
@@ -1125,11 +1158,11 @@ public final class FaultProxy implements AutoCloseable {
                 if (f instanceof Fault.Trickle(int bytes, Duration every)) {
                     toClient = new Trickling(toClient, bytes, every);
                 }
-                if (f instanceof Fault.DropResponse(long n, boolean r)) {
-                    toClient = new Cut(toClient, n, r);
-                    if (n == 0) {
-                        throw new Cutoff(r);
-                    }
+                if (f instanceof Fault.DropResponse(long n, _)) {
+                    // the whole answer is read from the upstream before the cut: a store may send its
+                    // head before it is done (s3proxy's CompleteMultipartUpload does), and "the store
+                    // acted, its answer was lost" means done
+                    toClient = new Keep(toClient, n);
                 }
                 ex.status = resp.status();
                 Framing respBody = Framing.ofResponse(resp, req.method());

@@ -309,6 +309,33 @@ class FaultProxyTest {
     }
 
     @Test
+    void aDroppedResponseWaitsForAnUpstreamThatAnswersItsHeadBeforeItIsDone() throws Exception {
+        // as s3proxy's CompleteMultipartUpload does: the head at once, the body once the work is done
+        java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
+        try (RawUpstream up = new RawUpstream(s -> {
+            readHead(s);
+            OutputStream o = s.getOutputStream();
+            o.write("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            o.flush();
+            try {
+                Thread.sleep(700);
+            } catch (InterruptedException e) {
+                throw new java.io.InterruptedIOException();
+            }
+            done.set(System.nanoTime());
+            o.write("done".getBytes(StandardCharsets.US_ASCII));
+            o.flush();
+        }); FaultProxy p = FaultProxy.start(up.uri())) {
+            p.inject(Match.post(), Fault.dropResponse(0));
+            String got = exchange(p.endpoint(), "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", 10_000);
+            long closed = System.nanoTime();
+            assertEquals("", got);
+            assertTrue(done.get() != 0 && done.get() < closed, "the client's connection closed before the upstream "
+                    + "was done");
+        }
+    }
+
+    @Test
     void aResetRequestFailsTheClientWithConnectionReset() throws Exception {
         proxy.inject(Match.get(), Fault.reset());
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), proxy.endpoint().getPort())) {
@@ -420,7 +447,7 @@ class FaultProxyTest {
         assertEquals(200, send(request("/data/10").GET().build()).statusCode());
         assertEquals(port, proxy.endpoint().getPort());
         // the same, asked for by the test
-        proxy.outage(0, Duration.ofMillis(500));
+        proxy.outage(0, Duration.ofSeconds(5)); // long enough for a loaded machine to try within it
         assertThrows(ConnectException.class, () -> new Socket(InetAddress.getLoopbackAddress(), port).close());
     }
 

@@ -52,6 +52,26 @@ class LocalS3ProxyTest {
     }
 
     @Test
+    void anotherServerAnsweringOnThePortIsNotTakenForOurs(@TempDir Path tmp) throws Exception {
+        // as when a free port is taken between its choice and s3proxy's bind (servers starting side by side)
+        com.sun.net.httpserver.HttpServer other = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 10);
+        other.createContext("/", x -> {
+            x.sendResponseHeaders(403, -1);
+            x.close();
+        });
+        other.start();
+        try {
+            int port = other.getAddress().getPort();
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> LocalS3Proxy.start(jar(), tmp, "k", "s", port));
+            assertTrue(e.getMessage().contains("Failed to bind"), e.getMessage());
+        } finally {
+            other.stop(0);
+        }
+    }
+
+    @Test
     void aMissingJarIsNamed(@TempDir Path tmp) {
         Path none = tmp.resolve("none.jar");
         NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> LocalS3Proxy.startTemporary(none));

@@ -259,6 +259,46 @@ class S3DriverTest {
     }
 
     @Test
+    void aCompleteDoneButAnsweredInvalidPartByTheClientsOwnRetryIsFoundCompleted() throws IOException {
+        // one failure of the request's own, no failover: the SDK's retry of a Complete whose answer it lost
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(1);
+        S3Endpoints pool = pool(c, eps, EndpointSet.Strategy.ROUND_ROBIN);
+        c.transport(eps.getFirst()).loseAnswerWith((op, n) -> op.equals("CompleteMultipartUpload")
+                ? new FakeTransport.S3Error(400, "InvalidPart") : null);
+        long size = 2 * PART + 7;
+        try (MultipartWriter w = writer(pool, "invalid-part.bin", size, 2)) {
+            writeSequentially(w, size);
+            w.commit();
+            assertTrue(w.state().contains("in place"), w.state());
+        }
+        assertArrayEquals(expected(size), c.bytes("invalid-part.bin"));
+        assertEquals(1, c.transport(eps.getFirst()).calls("CompleteMultipartUpload"));
+    }
+
+    @Test
+    void aCompleteThatFindsTheUploadGoneAndAnotherObjectInPlaceFailsAndLeavesThatObject() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(1);
+        S3Endpoints pool = pool(c, eps, EndpointSet.Strategy.ROUND_ROBIN);
+        FakeTransport t = c.transport(eps.getFirst());
+        long size = 2 * PART;
+        MultipartWriter w = writer(pool, "not-ours.bin", size, 2);
+        writeSequentially(w, size);
+        // meanwhile another writer's object takes the key and our upload is aborted behind our back
+        t.putObject(at("not-ours.bin"), Map.of(MetadataCodec.KEY, "{\"dgen4j\":\"other\"}"), MemorySegment.NULL)
+                .join();
+        t.abortMultipartUpload(at("not-ours.bin"), w.uploadId()).join();
+        IOException e = assertThrows(IOException.class, w::commit);
+        assertTrue(e.getMessage().contains("HTTP 404 NoSuchUpload"), e.getMessage());
+        assertTrue(e.getMessage().contains("the upload is gone and the object now at s3://bkt/not-ours.bin is not the "
+                + "one sent (it holds 0 bytes, 10485760 were sent)"), e.getMessage());
+        w.abort();
+        assertEquals(0, c.size("not-ours.bin"), "the other object is left alone");
+        assertEquals(0, t.calls("DeleteObject"));
+    }
+
+    @Test
     void aRequestFailureFailsAtOnceWithoutMarkingTheEndpointDown() throws IOException {
         FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
         List<URI> eps = c.endpoints(3);

@@ -1,0 +1,396 @@
+package io.dgen4j.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.dgen4j.checkpoint.LoadResult;
+import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.s3.FaultProxy.Fault;
+import io.dgen4j.s3.FaultProxy.Injection;
+import io.dgen4j.s3.FaultProxy.Match;
+import io.dgen4j.s3.FaultProxy.Seen;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The fault contract every S3 backend meets: a save or a load through a {@link FaultProxy} in front
+ * of a real s3proxy, with faults injected. Each case either completes (a save returns, and a
+ * verified load straight from s3proxy reads back every byte the generator makes; a load through the
+ * proxy verifies every byte) or fails with one line naming the object within the case's bound; in
+ * both the faults fired, and no multipart upload of the key is left open (ListMultipartUploads sent
+ * straight to s3proxy, and s3proxy's files); a failed save leaves no object. A backend's test extends
+ * it and names the backend and how to list the store's open uploads (as for {@link S3FailoverContract}).
+ *
+ * <p><b>Adding a case</b>: one method, the faults as a lambda on the proxy (see {@link FaultProxy}),
+ * then what must happen:
+ * {@snippet :
+ * @Test
+ * protected void aPartAnsweredSlowDownIsSentAgain() throws Exception {
+ *     save(p -> p.inject(Match.uploadPart(2), Fault.status(503))).completes();
+ * }
+ * @Test
+ * protected void aLoadWhoseGatewayIsGoneFailsOver() throws Exception {
+ *     load(p -> p.blackHole(1, true)).gateways(2).within(Duration.ofSeconds(30)).completes();
+ * }
+ * @Test
+ * protected void aPartRefusedFailsTheSave() throws Exception {
+ *     save(p -> p.inject(Match.uploadPart(2), Fault.status(403, "AccessDenied")))
+ *             .within(Duration.ofSeconds(10)).fails("UploadPart 2", "HTTP 403");
+ * }
+ * }
+ * {@code gateways(n)} puts n proxy listeners in front of the one s3proxy, as an endpoint set;
+ * {@code settings(s -> ...)} changes the settings (timeouts, strategy); {@code size(bytes)} the
+ * object (4 parts of 5 MiB by default); {@code within(d)} is the stated bound (default
+ * {@link #DEFAULT_BOUND}), checked for a failure and for a completion alike. A case that passes
+ * only with a fix lands with the fix; one that needs its own steps (an interrupt, a restart) can
+ * use {@link #checkpoint}, {@link #target}, {@link #assertNothingLeftOpen} and {@link #assertNoObject}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class S3FaultContract {
+    @RegisterExtension
+    protected static final S3ProxyExtension S3 = new S3ProxyExtension();
+    protected static final long PART = 5L << 20;
+    /** The bound of a case that states none. */
+    protected static final Duration DEFAULT_BOUND = Duration.ofSeconds(60);
+
+    private String key;
+
+    /** The backend under test ({@code aws}, {@code crt}, {@code minio}). */
+    protected abstract String backend();
+
+    /** The ids of the multipart uploads of {@code key} open in the store, listed straight from s3proxy. */
+    protected abstract List<String> openUploads(String key) throws IOException;
+
+    /** One save and load straight to s3proxy first: the backend's classes load outside every case's bound. */
+    @BeforeAll
+    void warmUp() throws IOException {
+        String warm = "s3://" + S3.bucket() + "/fault/warm-up.bin";
+        checkpoint(S3.settings()).save(warm, PART);
+        assertTrue(checkpoint(S3.settings()).load(warm, true).verified());
+    }
+
+    @BeforeEach
+    void nameTheKey(TestInfo info) {
+        key = "fault/" + info.getTestMethod().orElseThrow().getName() + ".bin";
+    }
+
+    /** The pools of this case's proxy ports go: the next case opens its own. */
+    @AfterEach
+    void closePools() {
+        S3Endpoints.closeShared(backend());
+    }
+
+    // ---- the cases that pass on every backend ----
+
+    @Test
+    protected void aPartAnsweredSlowDownIsSentAgain() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.status(503))).completes();
+    }
+
+    @Test
+    protected void aPartAnsweredInternalErrorIsSentAgain() throws Exception {
+        save(p -> p.inject(Match.uploadPart(3), Fault.status(500))).completes();
+    }
+
+    @Test
+    protected void aPartWhoseConnectionIsResetMidBodyIsSentAgain() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.resetRequest(1 << 20))).completes();
+    }
+
+    @Test
+    protected void aPartStoredButItsAnswerLostIsSentAgain() throws Exception {
+        save(p -> p.inject(Match.uploadPart(1), Fault.dropResponse(0))).completes();
+    }
+
+    @Test
+    protected void aCreateAnsweredSlowDownIsSentAgain() throws Exception {
+        save(p -> p.inject(Match.createUpload(), Fault.status(503))).completes();
+    }
+
+    @Test
+    protected void aCompleteAnsweredSlowDownIsSentAgain() throws Exception {
+        save(p -> p.inject(Match.completeUpload(), Fault.status(503))).completes();
+    }
+
+    /** The store completes the upload and the answer is lost: the retry finds the upload gone, the object ours. */
+    @Test
+    protected void aCompleteWhoseAnswerIsLostFindsTheObjectSaved() throws Exception {
+        save(p -> p.inject(Match.completeUpload(), Fault.dropResponse(0))).completes();
+    }
+
+    /** ... and the retry is answered NoSuchUpload, as MinIO and others answer for a completed upload. */
+    @Test
+    protected void aCompleteWhoseAnswerIsLostAndWhoseRetryMeetsNoSuchUploadFindsTheObjectSaved() throws Exception {
+        save(p -> {
+            p.inject(Match.completeUpload(), Fault.dropResponse(0));
+            p.inject(Match.completeUpload(), Fault.status(404, "NoSuchUpload"), 2, FaultProxy.EVERY);
+        }).completes();
+    }
+
+    /** ... and the retry is answered InvalidPart, as s3proxy does while it is still completing. */
+    @Test
+    protected void aCompleteWhoseAnswerIsLostAndWhoseRetryMeetsInvalidPartFindsTheObjectSaved() throws Exception {
+        save(p -> {
+            p.inject(Match.completeUpload(), Fault.dropResponse(0));
+            p.inject(Match.completeUpload(), Fault.status(400, "InvalidPart"), 2, FaultProxy.EVERY);
+        }).completes();
+    }
+
+    /** The upload is still there: the refusal is the save's, and the upload is aborted. */
+    @Test
+    protected void aCompleteRefusedFailsTheSaveAndAbortsTheUpload() throws Exception {
+        save(p -> p.inject(Match.completeUpload(), Fault.status(400, "InvalidPart"), 1, FaultProxy.EVERY))
+                .within(Duration.ofSeconds(20)).fails("CompleteMultipartUpload", "InvalidPart");
+    }
+
+    @Test
+    protected void aPartDelayedASecondCompletes() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.delayResponse(Duration.ofSeconds(1)))).completes();
+    }
+
+    @Test
+    protected void aPartRefusedFailsTheSaveAtOnce() throws Exception {
+        save(p -> p.inject(Match.uploadPart(2), Fault.status(403, "AccessDenied"))).within(Duration.ofSeconds(20))
+                .fails("UploadPart 2", "403");
+    }
+
+    @Test
+    protected void aGatewayResettingEveryPartIsFailedOver() throws Exception {
+        save(p -> p.inject(Match.uploadPart().listener(1), Fault.reset(), 1, FaultProxy.EVERY)).gateways(2)
+                .completes();
+    }
+
+    @Test
+    protected void aRangedGetAnsweredSlowDownIsReadAgain() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.status(503))).completes();
+    }
+
+    @Test
+    protected void aRangedGetCutShortIsReadAgain() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.resetResponse(64 << 10))).completes();
+    }
+
+    @Test
+    protected void aGatewayResettingEveryGetIsFailedOver() throws Exception {
+        load(p -> p.inject(Match.rangedGet().listener(1), Fault.reset(), 1, FaultProxy.EVERY)).gateways(2)
+                .completes();
+    }
+
+    @Test
+    protected void aLoadRefusedFailsAtOnce() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.status(403, "AccessDenied"), 1, FaultProxy.EVERY))
+                .within(Duration.ofSeconds(20)).fails("403");
+    }
+
+    // ---- the kit ----
+
+    /** The faults a case injects, given the proxy before the save or load starts. */
+    @FunctionalInterface
+    protected interface Faults {
+        void inject(FaultProxy proxy) throws Exception;
+    }
+
+    /** A save of this case's object through the proxy, with {@code faults}. */
+    protected final Case save(Faults faults) {
+        return new Case(false, faults);
+    }
+
+    /** A verified load, through the proxy with {@code faults}, of this case's object saved straight to s3proxy. */
+    protected final Case load(Faults faults) {
+        return new Case(true, faults);
+    }
+
+    /** One case: its faults, the set-up, and what must happen. */
+    protected final class Case {
+        private final boolean load;
+        private final Faults faults;
+        private int gateways = 1;
+        private UnaryOperator<S3Settings> settings = UnaryOperator.identity();
+        private long size = 4 * PART;
+        private Duration within = DEFAULT_BOUND;
+
+        private Case(boolean load, Faults faults) {
+            this.load = load;
+            this.faults = faults;
+        }
+
+        /** {@code n} proxy listeners in front of the one s3proxy, as an endpoint set (round-robin). */
+        public Case gateways(int n) {
+            this.gateways = n;
+            return this;
+        }
+
+        /** Changes the settings the save or load gets (its endpoints already the proxy's). */
+        public Case settings(UnaryOperator<S3Settings> change) {
+            this.settings = change;
+            return this;
+        }
+
+        /** The object's size (4 parts of 5 MiB unless set). */
+        public Case size(long bytes) {
+            this.size = bytes;
+            return this;
+        }
+
+        /** The bound within which the save or load must complete or fail. */
+        public Case within(Duration bound) {
+            this.within = bound;
+            return this;
+        }
+
+        /** The save or load completes within the bound, every byte as the generator makes it; what the proxy saw. */
+        public List<Seen> completes() throws Exception {
+            Ran r = run();
+            if (r.failure != null) {
+                fail(String.format("%s %s failed after %.1f s instead of completing: %s%nthe proxy saw: %s", backend(),
+                        what(), r.seconds, r.failure.getMessage(), r.seen), r.failure);
+            }
+            assertWithin(r);
+            if (!load) {
+                LoadResult back = checkpoint(S3.settings()).load(target(), true);
+                assertTrue(back.verified(), back.toString());
+                assertEquals(size, back.totalBytes());
+            }
+            assertNothingLeftOpen(key);
+            return r.seen;
+        }
+
+        /**
+         * The save or load fails within the bound with one line naming the object and each of
+         * {@code says}; a save leaves no object; returns the failure.
+         */
+        public IOException fails(String... says) throws Exception {
+            Ran r = run();
+            assertNotNull(r.failure, () -> String.format("%s %s completed in %.1f s instead of failing; the proxy "
+                    + "saw: %s", backend(), what(), r.seconds, r.seen));
+            String m = r.failure.getMessage();
+            assertWithin(r);
+            assertFalse(m.contains("\n") || m.contains("\r"), "not one line: " + m);
+            assertFalse(m.contains(S3ProxyExtension.SECRET_KEY), m);
+            assertTrue(m.contains(target()), "the message names " + target() + ": " + m);
+            for (String s : says) {
+                assertTrue(m.contains(s), "the message says \"" + s + "\": " + m);
+            }
+            if (!load) {
+                assertNoObject(key);
+            }
+            assertNothingLeftOpen(key);
+            return r.failure;
+        }
+
+        private String what() {
+            return (load ? "load of " : "save of ") + target() + (gateways > 1 ? " over " + gateways + " gateways" : "");
+        }
+
+        private void assertWithin(Ran r) {
+            assertTrue(r.seconds <= within.toMillis() / 1e3, String.format("%s %s took %.1f s, over its bound of "
+                    + "%d s", backend(), what(), r.seconds, within.toSeconds()));
+        }
+
+        private record Ran(double seconds, IOException failure, List<Seen> seen) { }
+
+        private Ran run() throws Exception {
+            if (load) {
+                checkpoint(S3.settings()).save(target(), size);
+            }
+            List<java.net.URI> upstreams = new ArrayList<>();
+            for (int i = 0; i < gateways; i++) {
+                upstreams.add(S3.endpoint());
+            }
+            try (FaultProxy proxy = FaultProxy.start(upstreams)) {
+                faults.inject(proxy);
+                S3Settings s = settings.apply(proxy.settings(S3.settings()));
+                StreamingCheckpoint c = checkpoint(s);
+                long start = System.nanoTime();
+                // a guard against a hang, well past the bound: the bound itself is checked after
+                Duration guard = within.multipliedBy(2).plusSeconds(30);
+                IOException failure = assertTimeoutPreemptively(guard, () -> {
+                    try {
+                        if (load) {
+                            LoadResult l = c.load(target(), true);
+                            assertTrue(l.verified(), l.toString());
+                            assertEquals(size, l.totalBytes());
+                        } else {
+                            SaveResult saved = c.save(target(), size);
+                            assertEquals(size, saved.totalBytes());
+                        }
+                        return null;
+                    } catch (IOException e) {
+                        return e;
+                    }
+                }, () -> backend() + " " + what() + " still running after " + guard.toSeconds() + " s; the proxy saw: "
+                        + proxy.seen());
+                double seconds = (System.nanoTime() - start) / 1e9;
+                // what the faults did, for the record: each faulted or refused request and its answer
+                List<Seen> marked = proxy.seen().stream().filter(x -> x.fault() != null || x.status() >= 300
+                        || x.status() == 0).toList();
+                System.out.printf("%s %s: %s in %.1f s%s; %d requests, faulted or refused: %s%n", backend(), what(),
+                        failure == null ? "completed" : "failed", seconds, failure == null ? "" : ": "
+                        + failure.getMessage(), proxy.seen().size(), marked);
+                for (Injection i : proxy.injections()) {
+                    assertTrue(i.fired() > 0, () -> "the fault never fired: " + i + "; the proxy saw: " + proxy.seen());
+                }
+                return new Ran(seconds, failure, proxy.seen());
+            }
+        }
+    }
+
+    /** This case's object, {@code s3://<bucket>/fault/<test method>.bin}. */
+    protected final String target() {
+        return "s3://" + S3.bucket() + "/" + key;
+    }
+
+    /** This case's key. */
+    protected final String key() {
+        return key;
+    }
+
+    /** A checkpoint through the backend with these settings: 5 MiB chunks, 2 writers in flight, a fixed seed. */
+    protected final StreamingCheckpoint checkpoint(S3Settings settings) {
+        return StreamingCheckpoint.builder().chunkSize(PART).buffers(3).writersInFlight(2).backend(backend())
+                .backendOptions(settings).spec(DataSpec.builder().size(1).seed(19).dedupRatio(2).compressRatio(2)
+                        .build()).build();
+    }
+
+    /**
+     * No multipart upload of {@code key} is open: none listed by ListMultipartUploads sent straight to
+     * s3proxy, and none of its part files ({@code .mpus-<id>-<key>-<n>}) in s3proxy's bucket directory.
+     */
+    protected final void assertNothingLeftOpen(String key) throws IOException {
+        assertEquals(List.of(), openUploads(key), "multipart uploads of " + key + " left open");
+        Path bucket = S3.dataDir().resolve(S3.bucket());
+        String leaf = key.substring(key.lastIndexOf('/') + 1);
+        try (Stream<Path> files = Files.walk(bucket)) {
+            List<String> parts = files.filter(Files::isRegularFile).map(p -> bucket.relativize(p).toString())
+                    .filter(n -> n.toLowerCase(Locale.ROOT).contains(".mpus-") && n.contains(leaf)).toList();
+            assertEquals(List.of(), parts, "part files of " + key + " left in s3proxy's bucket directory");
+        }
+    }
+
+    /** No object {@code key} is stored (s3proxy's filesystem backend keeps an object as the file named by its key). */
+    protected final void assertNoObject(String key) {
+        Path file = S3.dataDir().resolve(S3.bucket()).resolve(key);
+        assertFalse(Files.exists(file), "an object is stored at " + key + " after the failed save");
+    }
+}
