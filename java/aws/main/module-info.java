@@ -15,6 +15,7 @@ module io.dgen4j.aws {
     requires software.amazon.awssdk.http.nio.netty;
     requires software.amazon.awssdk.utils;
     requires software.amazon.awssdk.awscore;
+    requires software.amazon.awssdk.endpoints;
     requires software.amazon.awssdk.identity.spi;
     requires org.reactivestreams;
 

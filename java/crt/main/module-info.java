@@ -18,6 +18,7 @@ module io.dgen4j.crt {
     requires software.amazon.awssdk.services.s3;
     requires software.amazon.awssdk.core;
     requires software.amazon.awssdk.awscore;
+    requires software.amazon.awssdk.endpoints;
     requires software.amazon.awssdk.auth;
     requires software.amazon.awssdk.regions;
 

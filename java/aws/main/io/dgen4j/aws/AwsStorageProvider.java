@@ -1,6 +1,7 @@
 package io.dgen4j.aws;
 
 import io.dgen4j.s3.MultipartWriter;
+import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.RangedReader;
 import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
@@ -18,7 +19,7 @@ import java.util.Set;
 
 /**
  * The {@code aws} backend: {@code s3://bucket/key} through the AWS SDK for Java v2's async client
- * on Netty, one client per endpoint, driven by the client-neutral S3 driver
+ * on Netty, one client per endpoint set, driven by the client-neutral S3 driver
  * ({@link MultipartWriter}, {@link RangedReader} over an {@link S3Endpoints} pool: per-part balancing
  * over the settings' endpoint set, failover, per-endpoint statistics). Settings come from the
  * request's {@link S3Settings} (else from the environment and {@code .env},
@@ -27,7 +28,7 @@ import java.util.Set;
  * <p>Priority 10: for now the only S3 backend measured here, so the default for {@code s3://}
  * (the default should be the fastest measured; revisit when the other clients are measured).
  *
- * <p>Clients (connection pools, Netty threads) are created once per endpoint, settings, options and
+ * <p>Clients (connection pools, Netty threads) are created once per endpoint set, settings, options and
  * connection count and kept by the driver's process-wide pools; the SDK's threads are daemons, so
  * they never keep a JVM alive. {@link #close()} releases this backend's pools (a shutdown hook does at
  * exit).
@@ -52,6 +53,12 @@ public final class AwsStorageProvider implements StorageProvider, AutoCloseable 
     @Override
     public int priority() {
         return 10;
+    }
+
+    /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
+    @Override
+    public void checkWrite(WriteRequest request) {
+        PartPlan.check(request);
     }
 
     /**

@@ -26,6 +26,9 @@ import software.amazon.awssdk.core.async.SdkPublisher;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
@@ -40,6 +43,12 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * on a {@code ByteBuffer} view: no copy), GET bodies streamed into the caller's segment. The driver
  * ({@code io.dgen4j.s3}) does the rest.
  *
+ * <p>In {@link S3Settings.ChecksumMode#CRC32C} mode the checksums are request members that the SDK
+ * sends as plain headers: the upload's algorithm and type, each part's {@code x-amz-checksum-crc32c}
+ * (the driver's value: the SDK computes nothing and sends no trailer, the client being built
+ * {@code WHEN_REQUIRED}), the parts' and the object's CRCs in the completion; HEADs ask for the
+ * object's checksum.
+ *
  * <p>Before its first call, and again after a failure of the endpoint's, a TCP connect checks
  * the endpoint, so that a dead one fails within milliseconds: the SDK's Netty pool was seen waiting
  * out its connection-acquisition timeout on a refused connection instead.
@@ -48,12 +57,14 @@ final class AwsTransport implements S3Transport {
     private final S3AsyncClient client;
     private final S3Settings settings;
     private final String endpoint;
+    private final boolean crc32c;
     private volatile boolean checkConnect = true;
 
     AwsTransport(S3AsyncClient client, S3Settings settings) {
         this.client = client;
         this.settings = settings;
         this.endpoint = settings.endpointDescription();
+        this.crc32c = settings.checksumMode() == S3Settings.ChecksumMode.CRC32C;
     }
 
     @Override
@@ -87,29 +98,62 @@ final class AwsTransport implements S3Transport {
 
     @Override
     public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
-        return run("CreateMultipartUpload", where.toString(), c -> c.createMultipartUpload(b -> b.bucket(where.bucket())
-                .key(where.key()).metadata(metadata).contentType("application/octet-stream"))
-                .thenApply(r -> r.uploadId()));
+        return createMultipartUpload(where, metadata, false);
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata,
+                                                           boolean crc32c) {
+        return run("CreateMultipartUpload", where.toString(), c -> c.createMultipartUpload(b -> {
+            b.bucket(where.bucket()).key(where.key()).metadata(metadata).contentType("application/octet-stream");
+            if (crc32c) {
+                b.checksumAlgorithm(ChecksumAlgorithm.CRC32_C).checksumType(ChecksumType.FULL_OBJECT);
+            }
+        }).thenApply(r -> r.uploadId()));
     }
 
     @Override
     public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
                                                       MemorySegment body) {
+        return uploadPart(where, uploadId, partNumber, body, null);
+    }
+
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body, String crc32c) {
         ByteBuffer buffer = body.asByteBuffer();
-        UploadPartRequest req = UploadPartRequest.builder().bucket(where.bucket()).key(where.key()).uploadId(uploadId)
-                .partNumber(partNumber).contentLength(body.byteSize()).build();
+        UploadPartRequest.Builder req = UploadPartRequest.builder().bucket(where.bucket()).key(where.key())
+                .uploadId(uploadId).partNumber(partNumber).contentLength(body.byteSize());
+        if (crc32c != null) {
+            req.checksumCRC32C(crc32c); // a header with the value given: the SDK adds no trailer
+        }
         return run("UploadPart " + partNumber, where.toString(),
-                c -> c.uploadPart(req, AsyncRequestBody.fromRemainingByteBufferUnsafe(buffer))
-                        .thenApply(r -> new UploadedPart(partNumber, r.eTag(), null)));
+                c -> c.uploadPart(req.build(), AsyncRequestBody.fromRemainingByteBufferUnsafe(buffer))
+                        .thenApply(r -> new UploadedPart(partNumber, r.eTag(), crc32c == null ? null
+                                : r.checksumCRC32C())));
     }
 
     @Override
     public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
-        List<CompletedPart> list = parts.stream()
-                .map(p -> CompletedPart.builder().partNumber(p.number()).eTag(p.etag()).build()).toList();
-        return run("CompleteMultipartUpload", where.toString(), c -> c.completeMultipartUpload(b -> b
-                .bucket(where.bucket()).key(where.key()).uploadId(uploadId).multipartUpload(u -> u.parts(list)))
-                .thenApply(r -> null));
+        return completeMultipartUpload(where, uploadId, parts, null).thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<String> completeMultipartUpload(S3Location where, String uploadId,
+                                                             List<UploadedPart> parts, String crc32c) {
+        List<CompletedPart> list = parts.stream().map(p -> {
+            CompletedPart.Builder b = CompletedPart.builder().partNumber(p.number()).eTag(p.etag());
+            if (crc32c != null) {
+                b.checksumCRC32C(p.checksum());
+            }
+            return b.build();
+        }).toList();
+        return run("CompleteMultipartUpload", where.toString(), c -> c.completeMultipartUpload(b -> {
+            b.bucket(where.bucket()).key(where.key()).uploadId(uploadId).multipartUpload(u -> u.parts(list));
+            if (crc32c != null) {
+                b.checksumCRC32C(crc32c).checksumType(ChecksumType.FULL_OBJECT);
+            }
+        }).thenApply(r -> r.checksumCRC32C()));
     }
 
     @Override
@@ -154,16 +198,20 @@ final class AwsTransport implements S3Transport {
 
     @Override
     public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
-        return run("HeadObject", where.toString(), c -> c.headObject(b -> b.bucket(where.bucket()).key(where.key()))
-                .handle((h, e) -> {
-                    if (e != null) {
-                        if (notFound(e)) {
-                            return Optional.empty();
-                        }
-                        throw new CompletionException(unwrap(e));
-                    }
-                    return Optional.of(new ObjectHead(h.contentLength(), h.eTag(), h.metadata()));
-                }));
+        return run("HeadObject", where.toString(), c -> c.headObject(b -> {
+            b.bucket(where.bucket()).key(where.key());
+            if (crc32c) {
+                b.checksumMode(ChecksumMode.ENABLED);
+            }
+        }).handle((h, e) -> {
+            if (e != null) {
+                if (notFound(e)) {
+                    return Optional.empty();
+                }
+                throw new CompletionException(unwrap(e));
+            }
+            return Optional.of(new ObjectHead(h.contentLength(), h.eTag(), h.metadata(), h.checksumCRC32C()));
+        }));
     }
 
     @Override
@@ -185,7 +233,8 @@ final class AwsTransport implements S3Transport {
         if (etag != null) {
             req.ifMatch(etag);
         }
-        SegmentSink sink = new SegmentSink(dst);
+        SegmentSink sink = new SegmentSink(dst, etag, got -> new ETagChanged("GetObject " + range, where, endpoint,
+                etag, got));
         return run("GetObject " + range, where.toString(), c -> c.getObject(req.build(), sink)).handle((n, e) -> {
             sink.close(); // no byte lands in the segment after the future completes
             if (e != null) {
@@ -198,16 +247,22 @@ final class AwsTransport implements S3Transport {
     /**
      * Receives a GET's body straight into the caller's segment, from the SDK's threads. Each attempt
      * (the SDK retries) starts over at the segment's start; once closed (the call ended, however),
-     * nothing more is written.
+     * nothing more is written. An answer whose ETag is not the one asked for (a store that ignored
+     * {@code If-Match}) fails without a byte stored.
      */
     private static final class SegmentSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
         private final ByteBuffer target;
+        private final String etag;
+        private final Function<String, RuntimeException> changed;
         private int attempt;
         private boolean closed;
         private volatile CompletableFuture<Long> future;
+        private volatile RuntimeException mismatch;
 
-        SegmentSink(MemorySegment dst) {
+        SegmentSink(MemorySegment dst, String etag, Function<String, RuntimeException> changed) {
             this.target = dst.asByteBuffer();
+            this.etag = etag;
+            this.changed = changed;
         }
 
         @Override
@@ -220,7 +275,9 @@ final class AwsTransport implements S3Transport {
         }
 
         @Override
-        public void onResponse(GetObjectResponse response) {}
+        public void onResponse(GetObjectResponse response) {
+            mismatch = S3Transport.sameETag(etag, response.eTag()) ? null : changed.apply(response.eTag());
+        }
 
         @Override
         public void onStream(SdkPublisher<ByteBuffer> publisher) {
@@ -229,6 +286,26 @@ final class AwsTransport implements S3Transport {
                 a = attempt;
             }
             CompletableFuture<Long> f = future;
+            RuntimeException other = mismatch;
+            if (other != null) {
+                publisher.subscribe(new Subscriber<ByteBuffer>() {
+                    @Override
+                    public void onSubscribe(Subscription s) {
+                        s.cancel();
+                    }
+
+                    @Override
+                    public void onNext(ByteBuffer b) {}
+
+                    @Override
+                    public void onError(Throwable t) {}
+
+                    @Override
+                    public void onComplete() {}
+                });
+                f.completeExceptionally(other);
+                return;
+            }
             publisher.subscribe(new Subscriber<ByteBuffer>() {
                 private Subscription subscription;
 
@@ -287,6 +364,13 @@ final class AwsTransport implements S3Transport {
     @Override
     public FailureKind classify(Throwable failure) {
         Throwable t = unwrap(failure);
+        if (S3Errors.has(t, ETagChanged.class)
+                || t instanceof S3Exception e && S3Errors.preconditionFailed(e.statusCode())) {
+            return FailureKind.CHANGED;
+        }
+        if (t instanceof S3Exception e && S3Errors.corrupted(e.statusCode(), code(e))) {
+            return FailureKind.CORRUPTED;
+        }
         if (t instanceof S3Exception e) {
             // 5xx, and 429: this gateway throttles (another may not)
             return e.statusCode() >= 500 || e.statusCode() == 429 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
@@ -310,6 +394,11 @@ final class AwsTransport implements S3Transport {
     }
 
     private String line(String operation, S3Location where, Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof ETagChanged) {
+                return c.getMessage();
+            }
+        }
         if (t instanceof NoSuchBucketException || t instanceof S3Exception e && "NoSuchBucket".equals(code(e))) {
             return S3Errors.noSuchBucket(where, endpoint);
         }

@@ -4,10 +4,12 @@ import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3TransportFactory;
 import java.io.IOException;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /**
- * Makes the {@code aws} backend's {@link S3Transport}s: one SDK async client per endpoint, built
- * with these {@link AwsOptions} and this many connections. Registered with {@code ServiceLoader}
+ * Makes the {@code aws} backend's {@link S3Transport}s: one SDK async client per endpoint set
+ * (each endpoint's transport a view of it, see {@link #group}), built with these {@link AwsOptions}
+ * and this many connections per endpoint. Registered with {@code ServiceLoader}
  * (defaults: no options, 64 connections); the provider makes its own per request, equal by value, so
  * that equal ones share a pool of clients.
  *
@@ -41,5 +43,31 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
     @Override
     public S3Transport open(S3Settings settings) throws IOException {
         return new AwsTransport(AwsClients.build(settings, options, maxConnections), settings);
+    }
+
+    /**
+     * One SDK client for every endpoint of {@code settings}, built now for the first (its Netty HTTP
+     * client keeps {@code maxConnections} per endpoint), and each endpoint's transport a view of it
+     * that sends its requests to that endpoint ({@link RoutedClient}).
+     *
+     * @throws IOException when the CA bundle cannot be read
+     */
+    @Override
+    public Group group(S3Settings settings) throws IOException {
+        S3Settings first = settings.perEndpoint().getFirst();
+        S3AsyncClient shared = AwsClients.build(first, options, maxConnections);
+        return new Group() {
+            @Override
+            public S3Transport open(S3Settings one) {
+                // the first endpoint is the client's own: its requests need no routing
+                boolean own = one.endpoint().equals(first.endpoint());
+                return new AwsTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), one);
+            }
+
+            @Override
+            public void close() {
+                shared.close();
+            }
+        };
     }
 }

@@ -47,7 +47,7 @@ final class DlioCommand implements Runnable {
 
         /** The config with its overrides; warnings go to {@code err}. */
         DlioConfig read(PrintWriter err) throws IOException {
-            if (!Files.isRegularFile(config)) {
+            if (!Files.exists(config)) {
                 throw new IllegalArgumentException("--config: no such file: " + config);
             }
             DlioConfig c = DlioConfigReader.read(config, overrides);

@@ -2,6 +2,8 @@ package io.dgen4j.cli;
 
 import io.dgen4j.dlio.CheckpointPlan;
 import io.dgen4j.dlio.DlioConfig;
+import io.dgen4j.dlio.DlioRun;
+import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -27,13 +29,21 @@ final class DlioPlanCommand implements Callable<Integer> {
     @Option(names = "--brief", description = "One line per kind of rank (same file sizes) instead of every rank's files.")
     boolean brief;
 
+    @Mixin
+    StorageBackendOptions backend;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         DlioConfig c = config.read(command.commandLine().getErr());
         CheckpointPlan plan = CheckpointPlan.of(c, config.ranks(config.launch()));
+        // what `dlio run` checks before its first byte, with the same storage settings: a plan that prints is a
+        // plan that runs
+        DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(
+                backend.resolve(StorageTarget.parse(DlioRun.folderTarget(c)))));
         if (json) {
-            out.println(Json.write(plan.toMap()));
+            Json.write(plan.toMap(), out); // streamed: a plan of many ranks is not held as one string
+            out.println();
         } else {
             DlioCommand.print(out, plan, config.config, brief);
         }

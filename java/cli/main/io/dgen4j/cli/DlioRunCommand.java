@@ -70,6 +70,18 @@ final class DlioRunCommand implements Callable<Integer> {
         StorageTarget folder = StorageTarget.parse(DlioRun.folderTarget(c));
         // resolved here, on the command's thread (Main.environment() is this thread's), used on the ranks' threads
         UnaryOperator<StreamingCheckpoint.Builder> storage = backend.resolve(folder);
+        // Everything that can be checked before the first byte is: the outputs' folder, every setting (read
+        // above), the backend's limits for every file size, the memory of the ranks saving at once.
+        Path dir = output != null ? output : Path.of(c.outputFolder().orElse("output"));
+        DlioResult.checkOutput(dir, output != null ? "--output" : "output.folder",
+                launch.launched() ? java.util.List.of(launch.rank()) : java.util.stream.IntStream.range(0, ranks)
+                        .boxed().toList());
+        DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(storage));
+        long atOnce = launch.launched() ? 1 : Math.min(parallel, ranks);
+        Limits.memory(Math.multiplyExact(atOnce, (long) c.streaming().numBuffers() * c.streaming().chunkSize()),
+                String.format(Locale.ROOT, "%d rank(s) at once (--parallel), each with checkpoint.streaming.num_buffers "
+                        + "%d x chunk_size %s", atOnce, c.streaming().numBuffers(),
+                        ByteSize.format(c.streaming().chunkSize())), "use a smaller --parallel, chunk_size or num_buffers");
         // under mpirun/srun: one Cluster (MPI where libmpi loads) for the whole command; rank 0 reports
         // the workload as read (a --config path may name different files on different hosts), not
         // its output folder: each rank's own files may go to its own
@@ -89,7 +101,6 @@ final class DlioRunCommand implements Callable<Integer> {
                 options = options.withSeed(seed);
             }
             DlioResult r = DlioRun.run(plan, group, options);
-            Path dir = output != null ? output : Path.of(c.outputFolder().orElse("output"));
             r.write(dir);
             if (group.hostsRankZero()) {
                 print(out, r, dir, group);

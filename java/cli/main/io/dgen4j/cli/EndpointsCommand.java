@@ -25,15 +25,18 @@ import picocli.CommandLine.Spec;
                 + ", " + EndpointSet.FILE_VAR + ", or AWS_ENDPOINT_URL alone; the options below override them) and "
                 + "probe each endpoint through the backend's own client: one unmeasured HEAD of the bucket opens the "
                 + "connection, then --probes measured ones give the latency p50/p99; up, or down with the cause. "
-                + "Endpoints are probed at once, an endpoint's requests one after the other, stopping at its first "
-                + "failure."},
+                + "Up to --parallel endpoints are probed at once, an endpoint's requests one after the other, stopping "
+                + "at its first failure; by --deadline it prints what it found, endpoints not answered by then as "
+                + "unknown."},
         footerHeading = "%nExit status:%n", footer = {
                 "  0    every endpoint is up",
                 "  2    bad arguments (an offending endpoint entry, no bucket, no backend to probe with)",
-                "  3    at least one endpoint is down"})
+                "  3    at least one endpoint is down, or did not answer within the deadline"})
 final class EndpointsCommand implements Callable<Integer> {
     /** The key named in messages about the bucket's probe when the target names none. */
     static final String PROBE_KEY = "dgen4j-endpoints-probe";
+    /** Endpoints probed at once by default: a threads' worth that keeps a set of thousands within a minute. */
+    static final int PARALLEL = 64;
 
     @Spec
     CommandSpec command;
@@ -50,6 +53,15 @@ final class EndpointsCommand implements Callable<Integer> {
             description = "Longest wait for one probe's answer, 1 to 3600 seconds (default ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
+    @Option(names = "--deadline", defaultValue = "60", paramLabel = "SECONDS",
+            description = "Longest wait for the whole run, 1 to 86400 seconds (default ${DEFAULT-VALUE}): endpoints "
+                    + "not answered by then are reported as such.")
+    int deadlineSeconds;
+
+    @Option(names = "--parallel", defaultValue = "" + PARALLEL, paramLabel = "N",
+            description = "Endpoints probed at once, 1 to " + EndpointSet.MAX_ENDPOINTS + " (default ${DEFAULT-VALUE}).")
+    int parallel;
+
     @Option(names = "--backend", paramLabel = "NAME",
             description = "The S3 backend whose client probes: aws, crt or minio (default: the best installed; or "
                     + StorageBackendOptions.BACKEND_VAR + ").")
@@ -65,6 +77,8 @@ final class EndpointsCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         Limits.count("--probes", probes, 1, 1000);
         Limits.count("--timeout", timeoutSeconds, 1, 3600);
+        Limits.count("--deadline", deadlineSeconds, 1, 86400);
+        Limits.count("--parallel", parallel, 1, EndpointSet.MAX_ENDPOINTS);
         Map<String, String> env = Main.environment();
         S3Location where = location(env);
         S3Settings settings = endpoints.settings(env, Path.of(""));
@@ -73,9 +87,10 @@ final class EndpointsCommand implements Callable<Integer> {
             name = env.get(StorageBackendOptions.BACKEND_VAR);
         }
         S3TransportFactory factory = TransportFactories.choose(name);
-        List<EndpointProbes.Probe> found = EndpointProbes.run(factory, settings.perEndpoint(), where, probes,
-                Duration.ofSeconds(timeoutSeconds));
-        long down = found.stream().filter(p -> !p.up()).count();
+        List<EndpointProbes.Probe> found = EndpointProbes.run(factory, settings, where, probes,
+                Duration.ofSeconds(timeoutSeconds), Duration.ofSeconds(deadlineSeconds), parallel);
+        long late = found.stream().filter(EndpointProbes.Probe::late).count();
+        long down = found.stream().filter(p -> !p.up()).count() - late;
         PrintWriter out = command.commandLine().getOut();
         Optional<EndpointSet> set = settings.endpointSet();
         if (json) {
@@ -87,22 +102,31 @@ final class EndpointsCommand implements Callable<Integer> {
             m.put("rank", set.map(EndpointSet::rank).orElse(0));
             m.put("probesPerEndpoint", probes);
             m.put("timeoutSeconds", timeoutSeconds);
-            m.put("up", found.size() - down);
+            m.put("deadlineSeconds", deadlineSeconds);
+            m.put("up", found.size() - down - late);
             m.put("down", down);
+            m.put("unknown", late);
             m.put("endpoints", found.stream().map(EndpointProbes.Probe::toMap).toList());
             out.println(Json.write(m));
         } else {
             out.printf(Locale.ROOT, "dgen4j endpoints: %s, bucket %s, backend %s, %d HEAD-bucket probe%s each%n",
                     describe(set, found.size()), where.bucket(), factory.backend(), probes, probes == 1 ? "" : "s");
             table(out, found);
-            out.printf(Locale.ROOT, "%d of %d endpoint%s up%n", found.size() - down, found.size(),
-                    found.size() == 1 ? "" : "s");
+            out.printf(Locale.ROOT, "%d of %d endpoint%s up%s%n", found.size() - down - late, found.size(),
+                    found.size() == 1 ? "" : "s", late == 0 ? "" : String.format(Locale.ROOT,
+                            ", %d not answered within the deadline of %d s", late, deadlineSeconds));
         }
         out.flush();
-        if (down > 0) {
+        if (down > 0 || late > 0) {
             PrintWriter err = command.commandLine().getErr();
-            err.printf(Locale.ROOT, "dgen4j: %d of %d S3 endpoint%s down%n", down, found.size(),
-                    found.size() == 1 ? " is" : "s are");
+            if (down > 0) {
+                err.printf(Locale.ROOT, "dgen4j: %d of %d S3 endpoint%s down%n", down, found.size(),
+                        found.size() == 1 ? " is" : "s are");
+            }
+            if (late > 0) {
+                err.printf(Locale.ROOT, "dgen4j: %d of %d S3 endpoint%s not answer within the deadline of %d s "
+                        + "(--deadline)%n", late, found.size(), late == 1 ? " did" : "s did", deadlineSeconds);
+            }
             err.flush();
             return ExitCodes.IO;
         }

@@ -1,6 +1,7 @@
 package io.dgen4j.cli;
 
 import io.dgen4j.checkpoint.CheckpointException;
+import io.dgen4j.storage.Secrets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -24,8 +25,7 @@ final class Errors {
         String msg = switch (e) {
             case FileSystemException fs -> fileSystem(fs);
             case CheckpointException ce -> checkpoint(ce);
-            case OutOfMemoryError oom -> "out of memory (" + text(oom, "Java heap space")
-                    + "): use a smaller --size, --chunk or --buffers, or give the JVM more with DGEN4J_JAVA_OPTS=-Xmx...";
+            case OutOfMemoryError oom -> outOfMemory(oom);
             case StackOverflowError so -> "internal error: stack overflow (please report it)";
             case LinkageError le -> "cannot load a part of dgen4j: " + text(le, le.getClass().getSimpleName());
             case java.io.UncheckedIOException u when u.getCause() instanceof FileSystemException fs -> fileSystem(fs);
@@ -39,7 +39,33 @@ final class Errors {
                             + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
             default -> text(e, words(e.getClass().getSimpleName()));
         };
-        return oneLine(msg);
+        return oneLine(Secrets.mask(msg)); // a message that echoes a URL never shows its user:secret@
+    }
+
+    /**
+     * What ran out, and only the advice that fits it: the data lives in native buffers, so a full
+     * Java heap is rarely the checkpoint's size (an endpoint set's clients, a large input are); a
+     * native allocation that fails is the buffers' ({@code --chunk}, {@code --buffers}).
+     */
+    static String outOfMemory(OutOfMemoryError oom) {
+        String what = text(oom, "Java heap space");
+        long heapMiB = Runtime.getRuntime().maxMemory() >> 20;
+        if (what.startsWith("Unable to allocate") || what.startsWith("Cannot reserve")) {
+            return "out of native memory for the data buffers (" + what + "): use a smaller --chunk or fewer --buffers";
+        }
+        StringBuilder b = new StringBuilder("out of memory: ");
+        if (what.contains("heap space") || what.contains("GC overhead")) {
+            b.append("the Java heap (").append(heapMiB).append(" MiB) is full (").append(what).append(')');
+        } else {
+            b.append(what).append(" (Java heap ").append(heapMiB).append(" MiB)");
+        }
+        int[] endpoints = io.dgen4j.s3.S3Endpoints.endpointsOpenEverywhere();
+        if (endpoints[0] > 1) {
+            b.append(" with ").append(endpoints[0]).append(" S3 endpoints open (").append(endpoints[1])
+                    .append(" in use; each in use takes heap, see docs/ENDPOINTS.md)");
+        }
+        return b.append("; give the JVM more heap: dgen4j -Xmx512m ... (the launcher's default is -Xmx96m), or "
+                + "DGEN4J_JAVA_OPTS").toString();
     }
 
     /** One line for a command-line parse error, with where to look for help. */
@@ -56,7 +82,7 @@ final class Errors {
         }
         CommandLine cl = ex.getCommandLine();
         String name = cl == null ? "dgen4j" : cl.getCommandSpec().qualifiedName();
-        msg = oneLine(msg);
+        msg = oneLine(Secrets.mask(msg)); // picocli echoes the values it refuses
         if (msg.endsWith(".")) {
             msg = msg.substring(0, msg.length() - 1);
         }

@@ -42,13 +42,22 @@ final class Json {
     /** {@code value} as one line of JSON (no trailing newline). */
     static String write(Object value) {
         StringWriter sw = new StringWriter();
-        try (JsonGenerator g = FACTORY.createGenerator(sw)) {
+        write(value, sw);
+        return sw.toString();
+    }
+
+    /**
+     * {@code value} as one line of JSON (no trailing newline) written to {@code out} as it is produced,
+     * without holding the whole text: for outputs as large as a plan of many ranks. {@code out} is
+     * flushed, not closed; a {@link java.io.PrintWriter} keeps its own error state (checkError).
+     */
+    static void write(Object value, java.io.Writer out) {
+        try (JsonGenerator g = FACTORY.createGenerator(out).disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)) {
             value(g, value);
         } catch (IOException e) {
-            // a StringWriter does not fail; the generator only throws for misuse, which is a bug here
+            // a StringWriter or PrintWriter does not throw; the generator only throws for misuse, a bug here
             throw new UncheckedIOException("writing JSON failed: " + e.getMessage(), e);
         }
-        return sw.toString();
     }
 
     private static void value(JsonGenerator g, Object v) throws IOException {

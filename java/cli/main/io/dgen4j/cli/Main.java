@@ -31,6 +31,7 @@ public final class Main implements Callable<Integer> {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
+        SecretMasking.install(System.getenv()); // before any logger or client exists
         // Ctrl-C (SIGINT/SIGTERM) interrupts the command, whose cleanup removes partial files and
         // frees buffers; the JVM waits for it a few seconds before exiting.
         Thread main = Thread.currentThread();
@@ -90,6 +91,8 @@ public final class Main implements Callable<Integer> {
     private static int execute(String[] args, PrintWriter out, PrintWriter err) {
         int code;
         try {
+            // the CLI's own variable is checked before any command runs, not when a failed save needs it
+            abortWaitSeconds(environment().get(ABORT_WAIT_VAR));
             CommandLine cl = new CommandLine(new Main());
             cl.setOut(out);
             cl.setErr(err);
@@ -118,6 +121,28 @@ public final class Main implements Callable<Integer> {
     /** Seconds the process waits, before it exits, for an S3 endpoint to abort the uploads a failure left open. */
     static final String ABORT_WAIT_VAR = "DGEN4J_S3_ABORT_WAIT";
     private static final long DEFAULT_ABORT_WAIT_SECONDS = 30;
+    /** The longest wait {@value #ABORT_WAIT_VAR} may ask for: an hour. */
+    static final long MAX_ABORT_WAIT_SECONDS = 3600;
+
+    /**
+     * The wait {@value #ABORT_WAIT_VAR} asks for: whole seconds from 0 (do not wait) to
+     * {@value #MAX_ABORT_WAIT_SECONDS}; {@value #DEFAULT_ABORT_WAIT_SECONDS} when unset or blank.
+     *
+     * @throws IllegalArgumentException naming the variable and the range, for anything else
+     *         ({@code abc}, {@code -5}, {@code 1.5}, {@code 99999})
+     */
+    static long abortWaitSeconds(String setting) {
+        if (setting == null || setting.isBlank()) {
+            return DEFAULT_ABORT_WAIT_SECONDS;
+        }
+        String t = setting.strip();
+        if (!t.matches("\\d{1,9}") || Long.parseLong(t) > MAX_ABORT_WAIT_SECONDS) {
+            throw new IllegalArgumentException(String.format("%s=%s must be a whole number of seconds from 0 to %d "
+                    + "(0: do not wait; unset: %d)", ABORT_WAIT_VAR, setting, MAX_ABORT_WAIT_SECONDS,
+                    DEFAULT_ABORT_WAIT_SECONDS));
+        }
+        return Long.parseLong(t);
+    }
 
     /**
      * A save that failed with every S3 endpoint down leaves its multipart upload open (its parts keep
@@ -131,14 +156,11 @@ public final class Main implements Callable<Integer> {
         if (open.isEmpty()) {
             return;
         }
-        long seconds = DEFAULT_ABORT_WAIT_SECONDS;
-        if (waitSetting != null && !waitSetting.isBlank()) {
-            try {
-                seconds = Math.max(0, Long.parseLong(waitSetting.strip()));
-            } catch (NumberFormatException e) {
-                err.printf("dgen4j: %s=%s is not a number of seconds; waiting %d s%n", ABORT_WAIT_VAR, waitSetting,
-                        seconds);
-            }
+        long seconds;
+        try {
+            seconds = abortWaitSeconds(waitSetting); // refused before the command ran (execute)
+        } catch (IllegalArgumentException e) {
+            seconds = DEFAULT_ABORT_WAIT_SECONDS;
         }
         String which = String.join(", ", open);
         if (seconds > 0) {

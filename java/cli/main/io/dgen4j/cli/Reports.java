@@ -45,17 +45,26 @@ final class Reports {
         endpoints(out, r.endpoints());
     }
 
+    /** A set larger than this lists only the endpoints that took a request or failed. */
+    static final int LIST_IDLE_ENDPOINTS = 16;
+
     /**
      * The per-endpoint table of a save or load that spread its requests over more than one
-     * endpoint (nothing for one: the lines above say it all).
+     * endpoint (nothing for one: the lines above say it all). Of a set of more than
+     * {@value #LIST_IDLE_ENDPOINTS}, the endpoints that took no request, up and without a failure,
+     * are counted, not listed ({@code --json} lists every one).
      */
-    static void endpoints(PrintWriter out, List<EndpointStatistics> list) {
-        if (list.size() < 2) {
+    static void endpoints(PrintWriter out, List<EndpointStatistics> all) {
+        if (all.size() < 2) {
             return;
         }
+        List<EndpointStatistics> list = all.size() <= LIST_IDLE_ENDPOINTS ? all : all.stream()
+                .filter(e -> e.requests() > 0 || e.errors() > 0 || !"up".equals(e.state())
+                        || e.lastFailure() != null && !e.lastFailure().isEmpty())
+                .toList();
         int width = Math.max("endpoint".length(), list.stream().mapToInt(e -> e.endpoint().length()).max().orElse(0));
         String row = "    %-" + width + "s %9s %10s %7s %9s %9s %5s %-8s %s%n";
-        out.printf(Locale.ROOT, "  endpoints     %d%n", list.size());
+        out.printf(Locale.ROOT, "  endpoints     %d%n", all.size());
         out.printf(Locale.ROOT, row, "endpoint", "requests", "MiB", "errors", "p50 ms", "p99 ms", "down", "state",
                 "last failure");
         for (EndpointStatistics e : list) {
@@ -63,6 +72,10 @@ final class Reports {
                     e.bytes() / 1048576.0), e.errors(), String.format(Locale.ROOT, "%.2f", e.p50Millis()),
                     String.format(Locale.ROOT, "%.2f", e.p99Millis()), e.markedDown(), e.state(),
                     e.lastFailure() == null || e.lastFailure().isEmpty() ? "-" : e.lastFailure());
+        }
+        if (list.size() < all.size()) {
+            out.printf(Locale.ROOT, "    %d more endpoint%s took no request (up, no failure; --json lists every one)%n",
+                    all.size() - list.size(), all.size() - list.size() == 1 ? "" : "s");
         }
         out.println("    down: times marked down (connect failure, timeout, 5xx); state when the figures were taken");
     }

@@ -19,9 +19,9 @@ final class S3TransferOptions {
     Long partSize;
 
     @Option(names = "--checksums", paramLabel = "MODE", converter = ModeConverter.class,
-            description = {"S3 request and response checksums: when_required (default: only where S3 requires one;",
-                    "many S3-compatible stores refuse the SDK's CRC32 trailers) or full (over "
-                            + S3Settings.CHECKSUMS_VAR + ")."})
+            description = {"S3 checksums: crc32c (default: each part's CRC32C in a header, the object's full-object",
+                    "CRC32C checked by the store and on load), when_required (none: for stores that refuse them) or",
+                    "full (the client library's own, with trailers; over " + S3Settings.CHECKSUMS_VAR + ")."})
     S3Settings.ChecksumMode checksums;
 
     /** Whether any of these options was given. */

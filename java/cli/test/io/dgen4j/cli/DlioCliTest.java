@@ -88,7 +88,7 @@ class DlioCliTest {
                 List.of("--config", tiny, "--ranks", "6"),
                 List.of("--config", tiny, "++workload.model.parallelism.zero_stage=3"),
                 List.of("--config", tiny, "++workload.checkpoint.num_checkpoints_read=5"));
-        List<String> keys = List.of("model: missing", "model.num_layers: must not be negative",
+        List<String> keys = List.of("model: missing", "model.num_layers: must be 0 to 100000, got -1",
                 "--ranks must be at least 1", "model.parallelism: 6 ranks are not a multiple of tensor x pipeline",
                 "model.parallelism.zero_stage: ZeRO stage 3 is not compatible with pipeline parallelism",
                 "checkpoint.num_checkpoints_read: 5 reads cannot exceed 2 writes");

@@ -59,6 +59,36 @@ class DlioS3CliTest {
     }
 
     @Test
+    void aChunkTooSmallForS3PartsIsRefusedBeforeAnyObjectIsWritten() throws Exception {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", home.toString());
+        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
+        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
+        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
+        String config = Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/tiny.yaml")
+                .toString();
+        // tiny's own 1 MiB chunk: its 10 MiB optimizer files cannot go as whole parts of 5 MiB at least
+        for (String command : List.of("plan", "run")) {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            List<String> args = new java.util.ArrayList<>(List.of("dlio", command, "--config", config, "--ranks", "4",
+                    "--backend", "aws", "++workload.storage.storage_type=s3", "++workload.storage.storage_root="
+                            + S3.bucket(), "++workload.checkpoint.checkpoint_folder=dlio/small-chunks"));
+            if (command.equals("run")) {
+                args.addAll(List.of("--output", home.resolve("out").toString()));
+            }
+            int code = Main.run(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true), env);
+            assertEquals(2, code, err.toString());
+            assertEquals("dgen4j: checkpoint.streaming.chunk_size: zero_pp_rank_0_mp_rank_0_optim_states.pt (10639104 "
+                    + "bytes) cannot be saved to s3://" + S3.bucket() + "/dlio/small-chunks in chunks of 1048576 bytes: "
+                    + "chunks of 1 MiB do not fill whole parts of 5 MiB: the chunk size must be a multiple of the part "
+                    + "size (S3 parts are 5 MiB at least; use chunks of 5 MiB or a multiple)\n", err.toString());
+        }
+        assertEquals(false, Files.exists(S3.dataDir().resolve(S3.bucket()).resolve("dlio/small-chunks")),
+                "no object written");
+    }
+
+    @Test
     void theEndpointFlagsApplyToEveryRanksFiles() throws Exception {
         Map<String, String> env = new HashMap<>();
         env.put("HOME", home.toString());

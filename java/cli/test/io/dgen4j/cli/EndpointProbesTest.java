@@ -130,15 +130,24 @@ class EndpointProbesTest {
         };
     }
 
-    private static List<S3Settings> endpoints(String... uris) {
-        return java.util.Arrays.stream(uris).map(u -> S3Settings.builder().endpoint(URI.create(u)).build()).toList();
+    private static S3Settings endpoints(String... uris) {
+        if (uris.length == 1) {
+            return S3Settings.builder().endpoint(URI.create(uris[0])).build();
+        }
+        return S3Settings.builder().endpointSet(io.dgen4j.s3.EndpointSet.builder()
+                .endpoints(java.util.Arrays.stream(uris).map(URI::create).toList()).build()).build();
+    }
+
+    private static List<EndpointProbes.Probe> run(S3TransportFactory factory, S3Settings settings, int probes,
+            Duration timeout) throws InterruptedException {
+        return EndpointProbes.run(factory, settings, WHERE, probes, timeout, Duration.ofSeconds(60), 64);
     }
 
     @Test
     void theFirstRequestIsNotMeasuredAndEveryTransportIsClosed() throws Exception {
         List<Fake> opened = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<EndpointProbes.Probe> found = EndpointProbes.run(factory(opened, n -> CompletableFuture.completedFuture(null)),
-                endpoints("http://a:1", "http://b:1"), WHERE, 4, Duration.ofSeconds(5));
+        List<EndpointProbes.Probe> found = run(factory(opened, n -> CompletableFuture.completedFuture(null)),
+                endpoints("http://a:1", "http://b:1"), 4, Duration.ofSeconds(5));
         assertEquals(List.of("http://a:1", "http://b:1"), found.stream().map(EndpointProbes.Probe::endpoint).toList());
         for (EndpointProbes.Probe p : found) {
             assertTrue(p.up());
@@ -156,10 +165,10 @@ class EndpointProbesTest {
     @Test
     void aFailureStopsTheProbesWithTheTransportsOneLineCause() throws Exception {
         List<Fake> opened = new ArrayList<>();
-        List<EndpointProbes.Probe> found = EndpointProbes.run(factory(opened, n -> n < 3
+        List<EndpointProbes.Probe> found = run(factory(opened, n -> n < 3
                 ? CompletableFuture.completedFuture(null)
                 : CompletableFuture.failedFuture(new IllegalStateException("403 AccessDenied"))),
-                endpoints("http://a:1"), WHERE, 5, Duration.ofSeconds(5));
+                endpoints("http://a:1"), 5, Duration.ofSeconds(5));
         EndpointProbes.Probe p = found.getFirst();
         assertEquals(3, p.attempted(), "requests 1 and 2 measured, 3 failed");
         assertEquals(2, p.ok());
@@ -175,20 +184,20 @@ class EndpointProbesTest {
     @Test
     void aTransportThatThrowsOrNeverAnswersOrCannotOpenIsDown() throws Exception {
         List<Fake> opened = new ArrayList<>();
-        List<EndpointProbes.Probe> thrown = EndpointProbes.run(factory(opened, n -> {
+        List<EndpointProbes.Probe> thrown = run(factory(opened, n -> {
             throw new IllegalArgumentException("bad bucket for this client");
-        }), endpoints("http://a:1"), WHERE, 5, Duration.ofSeconds(5));
+        }), endpoints("http://a:1"), 5, Duration.ofSeconds(5));
         assertEquals("HeadBucket of s3://bkt/probe: bad bucket for this client (detail)", thrown.getFirst().cause());
         assertEquals(1, thrown.getFirst().attempted());
         assertEquals(0, thrown.getFirst().ok());
 
-        List<EndpointProbes.Probe> silent = EndpointProbes.run(factory(opened, n -> new CompletableFuture<>()),
-                endpoints("http://slow:9000"), WHERE, 5, Duration.ofSeconds(1));
+        List<EndpointProbes.Probe> silent = run(factory(opened, n -> new CompletableFuture<>()),
+                endpoints("http://slow:9000"), 5, Duration.ofSeconds(1));
         assertEquals("HeadBucket of s3://bkt at http://slow:9000: no answer within 1 s", silent.getFirst().cause());
         assertEquals(S3Transport.FailureKind.ENDPOINT, silent.getFirst().kind());
 
-        List<EndpointProbes.Probe> unopened = EndpointProbes.run(factory(opened, n -> null),
-                endpoints("http://ca:666"), WHERE, 5, Duration.ofSeconds(1));
+        List<EndpointProbes.Probe> unopened = run(factory(opened, n -> null),
+                endpoints("http://ca:666"), 5, Duration.ofSeconds(1));
         assertEquals("cannot create the fake client for http://ca:666: unreadable CA bundle", unopened.getFirst().cause());
         assertEquals(0, unopened.getFirst().attempted());
     }

@@ -76,7 +76,7 @@ class ExactInputTest {
                 new CheckpointException("save to /x failed: /d", -1, new NoSuchFileException("/d"))));
         assertEquals("read of /x failed (at byte offset 4096)", Errors.describe(
                 new CheckpointException("read of /x failed", 4096, new IOException("EIO"))));
-        assertTrue(Errors.describe(new OutOfMemoryError("Java heap space")).startsWith("out of memory (Java heap space)"));
+        assertTrue(Errors.describe(new OutOfMemoryError("Java heap space")).startsWith("out of memory: the Java heap ("));
         assertEquals("internal error: stack overflow (please report it)", Errors.describe(new StackOverflowError()));
         assertEquals("cannot load a part of dgen4j: no libfoo", Errors.describe(new UnsatisfiedLinkError("no libfoo")));
         assertEquals("internal error: null pointer exception", Errors.describe(new NullPointerException()));

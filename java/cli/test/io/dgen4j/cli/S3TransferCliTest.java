@@ -118,11 +118,11 @@ class S3TransferCliTest {
                 "dgen4j: --chunk 1MiB is below S3's smallest part (5MiB): each chunk is sent as whole parts, so use a "
                         + "--chunk of 5MiB or more");
         assertUsage(run(env, "save", target, "--size", "20MiB", "--checksums", "when_supported", "--no-progress"),
-                "dgen4j: invalid value for option '--checksums': --checksums must be when_required or full, got "
-                        + "'when_supported' (see 'dgen4j save --help')");
+                "dgen4j: invalid value for option '--checksums': --checksums must be crc32c, when_required or full, "
+                        + "got 'when_supported' (see 'dgen4j save --help')");
         assertUsage(run(env("AWS_ENDPOINT_URL", "http://127.0.0.1:1", "DGEN4J_S3_CHECKSUMS", "some"), "save", target,
-                "--size", "20MiB", "--no-progress"), "dgen4j: DGEN4J_S3_CHECKSUMS must be when_required or full, got "
-                        + "'some'");
+                "--size", "20MiB", "--no-progress"), "dgen4j: DGEN4J_S3_CHECKSUMS must be crc32c, when_required or "
+                        + "full, got 'some'");
         assertUsage(run(env, "load", target, "--part-size", "8MiB", "--no-progress"),
                 "dgen4j: --part-size applies to save: a load reads ranges of --chunk bytes");
         Path file = home.resolve("x.bin");

@@ -70,7 +70,13 @@ public final class ProcessMemory {
         public Sampler(long periodMillis, LongSupplier bytesDone) {
             thread = Thread.ofPlatform().daemon().name("dgen4j-rss-sampler").start(() -> {
                 while (running) {
-                    take(bytesDone);
+                    try {
+                        take(bytesDone);
+                    } catch (OutOfMemoryError e) {
+                        // The heap is full: the run that filled it fails with its own error, and a
+                        // sampler's trace on the console would only hide it. Sampling stops here.
+                        return;
+                    }
                     try {
                         Thread.sleep(periodMillis);
                     } catch (InterruptedException e) {

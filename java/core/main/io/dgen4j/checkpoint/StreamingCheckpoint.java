@@ -212,6 +212,23 @@ public final class StreamingCheckpoint {
     }
 
     /**
+     * Checks, before anything is generated, opened or written, what {@link #save} of {@code totalBytes}
+     * to {@code target} checks first: the size, the backend for the target, and the backend's own
+     * limits on such a write ({@link StorageProvider#checkWrite}: for S3, the part plan of this size in
+     * chunks of {@link #chunkSize()}). A run of many saves (a DLIO workload) calls it for each distinct
+     * size before its first save, so a limit is met before the first byte, not halfway.
+     *
+     * @throws IllegalArgumentException naming the limit
+     */
+    public void checkSave(StorageTarget target, long totalBytes) {
+        DataSpec spec = specFor(totalBytes);
+        StorageProvider provider = StorageProviders.forTarget(target, backend);
+        Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, source.label(), chunkSize);
+        provider.checkWrite(new WriteRequest(target, totalBytes, chunkSize, manifest.toMetadata(), writersInFlight,
+                storageOptions));
+    }
+
+    /**
      * Loads {@code target} with parallel positional reads into pooled buffers. The spec comes from
      * the manifest that describes the file found under the target's name (the previous one, while
      * a save is replacing it).
@@ -292,7 +309,7 @@ public final class StreamingCheckpoint {
     }
 
     private long chunks(long totalBytes) {
-        return (totalBytes + chunkSize - 1) / chunkSize;
+        return totalBytes / chunkSize + (totalBytes % chunkSize == 0 ? 0 : 1); // no overflow near Long.MAX_VALUE
     }
 
     /** The failure of a save, saying what it left under the target's name. */

@@ -15,6 +15,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -23,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +35,10 @@ import org.slf4j.LoggerFactory;
  * StorageWriter#commit()} replaces the pair atomically: at every instant a reader sees the complete
  * previous pair or the complete new one (docs/CHECKPOINTS.md, "Atomic replacement"). One save at
  * a time may write a target ({@link TargetBusyException} for the second), and the leftovers of a
- * killed save are removed by the next save or load of that target. With the native core, I/O is
+ * killed save are removed by the next save or load of that target. A reader reads the file it
+ * opened, through its one descriptor, to the end: a save that renames a new checkpoint over it
+ * meanwhile is noted (a warning), not mixed in; a write into the very file it reads (its size or
+ * modification time changes) fails the read as "changed during the load". With the native core, I/O is
  * O_DIRECT where the filesystem allows it, straight from the caller's segments; without it
  * (pure-Java mode), a FileChannel writes the segments' ByteBuffer views, buffered. Callers reach
  * it through {@link FileStorageProvider}, the storage SPI.
@@ -116,9 +122,7 @@ final class FileStorage {
         if (dir == null || !Files.isDirectory(dir)) {
             throw new NoSuchFileException(String.valueOf(dir), null, "target directory does not exist");
         }
-        if (Files.isDirectory(target)) {
-            throw new IOException("target " + target + " is a directory");
-        }
+        refuseSpecialTarget(target);
         refuseReservedName(target);
         Path sidecar = Sidecar.of(target);
         if (Files.exists(sidecar, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(sidecar, LinkOption.NOFOLLOW_LINKS)) {
@@ -152,12 +156,12 @@ final class FileStorage {
     /**
      * Opens a reader of the checkpoint file {@code path} and of the sidecar entry that describes it.
      * Stale leftovers of a killed save of {@code path} are removed first when no save is running.
+     * A symbolic link is followed (a load only reads): the checkpoint is the file it points to, with
+     * that file's manifest ({@code latest.bin -> ckpt-100.bin} loads {@code ckpt-100.bin}).
      */
     public static StorageReader openReader(Path checkpoint, FileOptions options) throws IOException {
-        Path path = checkpoint.toAbsolutePath();
-        if (Files.isDirectory(path)) {
-            throw new IOException(path + " is a directory, not a checkpoint file");
-        }
+        Path path = followLink(checkpoint.toAbsolutePath());
+        refuseSpecialTarget(path);
         cleanUpIfIdle(path);
         Path sidecar = Sidecar.of(path);
         // A save may replace the pair while we look: retry until the sidecar and the file we
@@ -177,6 +181,7 @@ final class FileStorage {
             IoFile io = IoFile.open(path, options);
             try {
                 long size = Files.size(path);
+                FileIdentity opened = FileIdentity.of(path);
                 if (inodeOf(path).equals(inode) && Sidecar.read(sidecar).equals(before)) {
                     Map<String, Object> metadata = Map.of();
                     if (before.isPresent()) {
@@ -187,7 +192,7 @@ final class FileStorage {
                                                 : "it was replaced or changed by something other than dgen4j")))
                                 .metadata();
                     }
-                    return new FileReader(path, io, size, metadata);
+                    return new FileReader(path, io, size, metadata, opened, new AtomicBoolean());
                 }
                 if (attempt == OPEN_ATTEMPTS) {
                     throw new IOException(path + " kept being replaced while it was opened (" + OPEN_ATTEMPTS
@@ -208,9 +213,7 @@ final class FileStorage {
      */
     public static boolean delete(Path target) throws IOException {
         Path path = target.toAbsolutePath();
-        if (Files.isDirectory(path)) {
-            throw new IOException(path + " is a directory, not a checkpoint file");
-        }
+        refuseSpecialTarget(path);
         try (TargetLock lock = TargetLock.acquire(path)) {
             removeStaleTemps(path);
             boolean data = Files.deleteIfExists(path);
@@ -274,6 +277,56 @@ final class FileStorage {
         int at = tempName.lastIndexOf(TEMP_MARK) + TEMP_MARK.length();
         int dash = tempName.indexOf('-', at);
         return dash > at ? tempName.substring(at, dash) : "unknown";
+    }
+
+    /**
+     * Refuses a target that exists and is not a regular file: a directory, device, FIFO or socket
+     * would be replaced by the save's rename (as root, {@code /dev/null} would become a regular file)
+     * or block a load's open. A symbolic link under a save's or delete's name is refused too, not
+     * followed: the commit renames over the name it is given, which would replace the link itself,
+     * and the manifest lies beside that name, not beside the file the link points to; a load follows
+     * links before this check ({@link #followLink}; docs/CHECKPOINTS.md, "Targets").
+     *
+     * @throws IllegalArgumentException naming the path and what it is
+     */
+    private static void refuseSpecialTarget(Path target) throws IOException {
+        java.nio.file.attribute.BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(target, java.nio.file.attribute.BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (a.isRegularFile()) {
+            return;
+        }
+        if (a.isSymbolicLink()) {
+            throw new IllegalArgumentException(String.format("%s is a symbolic link (to %s): a save or delete does not "
+                    + "follow links, since it replaces the file under the name it is given (the link) and the manifest "
+                    + "lies beside that name; name the file itself (a load follows links)", target,
+                    Files.readSymbolicLink(target)));
+        }
+        throw new IllegalArgumentException(String.format("%s is %s, not a regular file: a checkpoint is a regular "
+                + "file (or, for a save, a name not yet taken)", target, ConfigFiles.kind(target,
+                LinkOption.NOFOLLOW_LINKS)));
+    }
+
+    /**
+     * The file a load of {@code target} reads: {@code target}, or what it names when it is a
+     * symbolic link (links of links too).
+     *
+     * @throws NoSuchFileException naming the link and where it points when that does not exist
+     */
+    private static Path followLink(Path target) throws IOException {
+        if (!Files.isSymbolicLink(target)) {
+            return target;
+        }
+        try {
+            return target.toRealPath();
+        } catch (NoSuchFileException e) {
+            throw new NoSuchFileException(target.toString(), null, String.format(
+                    "a symbolic link to %s, which does not exist", Files.readSymbolicLink(target)));
+        }
     }
 
     /** Refuses targets that would clobber a checkpoint's sidecar, a lock or a temporary file. */
@@ -499,6 +552,8 @@ final class FileStorage {
                         CommitStep.SIDECAR_FSYNC, CommitStep.SIDECAR_RENAME, CommitStep.SIDECAR_DIR_FSYNC);
                 // 2. The data: from here on the new checkpoint is what readers see.
                 step(CommitStep.DATA_RENAME);
+                // a device, FIFO or link put under the name during the save is not replaced either
+                refuseSpecialTarget(target);
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
                 dataPlaced = true;
                 state = "the new checkpoint is in place at " + target + ", but it may not survive a power loss "
@@ -630,10 +685,48 @@ final class FileStorage {
         }
     }
 
-    private record FileReader(Path path, IoFile io, long size, Map<String, Object> metadata) implements StorageReader {
+    /** What tells one file from another under a path: its file key (device and inode), size and modification time. */
+    private record FileIdentity(Object key, long size, FileTime modified) {
+        static FileIdentity of(Path p) throws IOException {
+            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+            return new FileIdentity(a.fileKey(), a.size(), a.lastModifiedTime());
+        }
+    }
+
+    /**
+     * Reads through the descriptor it opened; after each read, looks at what the path names now: the
+     * file opened, unchanged (the common case), or written in place (the read fails: the bytes may mix
+     * two versions), or another file (a save renamed its checkpoint over it: the descriptor still reads
+     * the complete old one, and a warning says so once).
+     */
+    private record FileReader(Path path, IoFile io, long size, Map<String, Object> metadata, FileIdentity opened,
+                              AtomicBoolean replaced) implements StorageReader {
         @Override
         public long read(long offset, MemorySegment dst) throws IOException {
-            return io.read(offset, dst);
+            long n = io.read(offset, dst);
+            checkSameFile();
+            return n;
+        }
+
+        private void checkSameFile() throws IOException {
+            FileIdentity now;
+            try {
+                now = FileIdentity.of(path);
+            } catch (NoSuchFileException e) {
+                now = null;
+            }
+            if (now == null || opened.key() == null || !opened.key().equals(now.key())) {
+                if (opened.key() != null && replaced.compareAndSet(false, true)) {
+                    LOG.warn("{} was {} during this load: the load goes on reading the checkpoint it opened, whole and "
+                            + "unmixed", path, now == null ? "removed" : "replaced");
+                }
+                return;
+            }
+            if (now.size() != opened.size() || !now.modified().equals(opened.modified())) {
+                throw new IOException(String.format("%s changed during the load: it was written in place while being "
+                        + "read (size %d, modified %s when opened; size %d, modified %s now): the bytes read may mix "
+                        + "two versions", path, opened.size(), opened.modified(), now.size(), now.modified()));
+            }
         }
 
         @Override

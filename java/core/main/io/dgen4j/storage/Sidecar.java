@@ -77,6 +77,11 @@ final class Sidecar {
 
     /** Reads the sidecar at {@code path}; empty when there is none. */
     static Optional<Doc> read(Path path) throws IOException {
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            // a FIFO would block the open, a device feed it forever
+            throw new IOException(String.format("%s is in the way of the checkpoint's manifest: it is %s, not a "
+                    + "regular file", path, ConfigFiles.kind(path)));
+        }
         byte[] bytes;
         try (InputStream in = Files.newInputStream(path)) {
             bytes = in.readNBytes(MAX_BYTES + 1);

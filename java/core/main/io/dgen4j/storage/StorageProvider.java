@@ -36,6 +36,17 @@ public interface StorageProvider {
     }
 
     /**
+     * Checks, without opening, creating or sending anything, that this backend can take {@code request}
+     * (its size, its chunk size from the metadata, the backend's limits): what {@link #openWriter}
+     * would refuse before its first I/O. A run of many saves calls it for each before the first.
+     * The default checks nothing.
+     *
+     * @throws IllegalArgumentException naming the limit
+     */
+    default void checkWrite(WriteRequest request) {
+    }
+
+    /**
      * Opens a writer: nothing is visible at the target until {@link StorageWriter#commit()}, and then
      * the data and its metadata are visible together.
      *

@@ -59,8 +59,13 @@ public record StorageTarget(String scheme, String location, String original) {
         }
         String s = text.substring(0, sep).toLowerCase(Locale.ROOT);
         if (!s.matches("[a-z][a-z0-9+.-]*")) {
-            throw new IllegalArgumentException(String.format("bad URI %s: '%s' is not a URI scheme", text,
-                    text.substring(0, sep)));
+            throw new IllegalArgumentException(Secrets.mask(String.format("bad URI %s: '%s' is not a URI scheme", text,
+                    text.substring(0, sep))));
+        }
+        if (Secrets.hasUserInfo(text)) {
+            // never echoed: the user info may hold a password or secret key
+            throw new IllegalArgumentException(String.format("target %s carries user info (user:secret@): credentials "
+                    + "never go in a target; set them in the environment or a profile", Secrets.mask(text)));
         }
         String rest = text.substring(sep + 3);
         if (!s.equals(FILE) && !s.equals(DIRECT)) {

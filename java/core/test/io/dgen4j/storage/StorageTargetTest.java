@@ -1,10 +1,12 @@
 package io.dgen4j.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Targets as users type them: paths and file:// / direct:// URIs. */
@@ -34,6 +36,15 @@ class StorageTargetTest {
         assertMessage("file:///tmp/a%00b", "is not a valid path");
         assertMessage("s 3://bucket/x", "is not a URI scheme");
         assertMessage(" ", "got nothing");
+        for (String t : List.of("file://u:SECRET@localhost/tmp/x", "direct://u:SECRET@/tmp/x", "s3://u:SECRET@b/k",
+                "az://SECRET@acct/c")) {
+            var e = assertThrows(IllegalArgumentException.class, () -> StorageTarget.parse(t));
+            assertTrue(e.getMessage().contains("carries user info (user:secret@): credentials never go in a target"),
+                    e.getMessage());
+            assertFalse(e.getMessage().contains("SECRET"), e.getMessage());
+        }
+        var bad = assertThrows(IllegalArgumentException.class, () -> StorageTarget.parse("s 3://u:SECRET@b/k"));
+        assertEquals("bad URI s 3://***@b/k: 's 3' is not a URI scheme", bad.getMessage());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.dgen4j.crt;
 
 import io.dgen4j.s3.MultipartWriter;
+import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.RangedReader;
 import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
@@ -19,7 +20,7 @@ import java.util.Set;
 
 /**
  * The {@code crt} backend: {@code s3://bucket/key} through the AWS SDK v2's CRT-based
- * {@code S3AsyncClient}, one client per endpoint ({@link CrtTransport}), driven by the
+ * {@code S3AsyncClient}, one client per endpoint set ({@link CrtTransportFactory#group}), driven by the
  * client-neutral S3 driver ({@link MultipartWriter}, {@link RangedReader} over an
  * {@link S3Endpoints} pool: multipart uploads created with the metadata, parts straight from the
  * caller's segments balanced over the settings' endpoint set with failover, completed with the
@@ -35,7 +36,7 @@ import java.util.Set;
  * loopback it was not measured faster (it used less client CPU per GiB, and a part-sized native
  * buffer per part in flight more; see docs/S3-CRT.md). Choose it by name ({@code --backend crt}).
  *
- * <p>Clients are created once per endpoint, settings and request count and kept by the driver's
+ * <p>Clients are created once per endpoint set, settings and request count and kept by the driver's
  * process-wide pools; {@link #close()} releases this backend's pools (a shutdown hook does at exit).
  */
 public final class CrtStorageProvider implements StorageProvider, AutoCloseable {
@@ -65,6 +66,12 @@ public final class CrtStorageProvider implements StorageProvider, AutoCloseable 
     @Override
     public Optional<String> unavailable() {
         return CrtClients.runtimeProblem();
+    }
+
+    /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
+    @Override
+    public void checkWrite(WriteRequest request) {
+        PartPlan.check(request);
     }
 
     /**

@@ -1,9 +1,11 @@
 package io.dgen4j.crt;
 
+import io.dgen4j.s3.S3Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
@@ -13,17 +15,24 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 /**
  * Copies a ranged GET's body into a segment that any thread may access, on the CRT's thread as
  * each piece arrives (no queue, no waiting thread); completes with the number of bytes copied.
- * More than the segment holds fails the GET (the server ignored the range).
+ * More than the segment holds fails the GET (the server ignored the range); so does an answer whose
+ * ETag is not the one asked for (the server ignored {@code If-Match}), before a byte is copied.
  */
 final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
     private final MemorySegment dst;
     private final String what;
+    private final String etag;
+    private final Function<String, RuntimeException> changed;
     private volatile CompletableFuture<Long> result;
     private volatile long position;
+    private volatile RuntimeException mismatch;
 
-    RangeSink(MemorySegment dst, String what) {
+    /** A sink that fails an answer whose ETag is not {@code etag} (when not null) with {@code changed}'s exception. */
+    RangeSink(MemorySegment dst, String what, String etag, Function<String, RuntimeException> changed) {
         this.dst = dst;
         this.what = what;
+        this.etag = etag;
+        this.changed = changed;
     }
 
     @Override
@@ -37,17 +46,26 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
     @Override
     public void onResponse(GetObjectResponse response) {
         // The range's size is checked from the bytes copied.
+        mismatch = S3Transport.sameETag(etag, response.eTag()) ? null : changed.apply(response.eTag());
     }
 
     @Override
     public void onStream(SdkPublisher<ByteBuffer> publisher) {
         CompletableFuture<Long> done = result;
+        RuntimeException other = mismatch;
+        if (other != null) {
+            done.completeExceptionally(other);
+        }
         publisher.subscribe(new Subscriber<ByteBuffer>() {
             private Subscription subscription;
 
             @Override
             public void onSubscribe(Subscription s) {
                 subscription = s;
+                if (done.isDone()) {
+                    s.cancel();
+                    return;
+                }
                 // each piece is copied before onNext returns: nothing piles up
                 s.request(Long.MAX_VALUE);
             }

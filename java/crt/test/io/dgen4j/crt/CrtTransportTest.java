@@ -319,7 +319,7 @@ class CrtTransportTest {
     }
 
     @Test
-    void getRangeWithAnETagThatNoLongerMatchesIsRefusedAsTheRequestsFault() throws Exception {
+    void getRangeWithAnETagThatNoLongerMatchesIsRefusedAsAChangedObject() throws Exception {
         S3Location where = at("t/replaced.bin");
         try (Arena arena = Arena.ofShared()) {
             transport.putObject(where, Map.of(), random(arena, 8192, 8)).get();
@@ -330,7 +330,7 @@ class CrtTransportTest {
 
             MemorySegment dst = arena.allocate(4096, 4096);
             Throwable e = failure(transport.getRange(where, 0, dst, old));
-            assertEquals(FailureKind.REQUEST, transport.classify(e));
+            assertEquals(FailureKind.CHANGED, transport.classify(e));
             String m = transport.describe("GetObject", where, e).getMessage();
             assertTrue(m.contains("HTTP 412"), m);
             assertOneLine(m);

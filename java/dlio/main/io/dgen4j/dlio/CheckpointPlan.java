@@ -83,14 +83,30 @@ public final class CheckpointPlan {
         this.dlioLoggedBytes = dlioLoggedBytes;
     }
 
+    /** The most files one checkpoint of a plan may have, over all ranks (a plan holds them all in memory). */
+    public static final int MAX_FILES = 1 << 18;
+
     /**
-     * The plan of {@code config} run on {@code ranks} ranks.
+     * The plan of {@code config} run on {@code ranks} ranks. Sizes are computed in exact 64-bit
+     * integers: a model whose sizes do not fit is refused, as is a plan of more than {@link #MAX_FILES}
+     * files, before it is built.
      *
-     * @throws DlioConfigException when the ranks do not fit the parallelism ({@link DlioConfigReader#checkRanks})
+     * @throws DlioConfigException when the ranks do not fit the parallelism ({@link DlioConfigReader#checkRanks}),
+     *         a size overflows 64 bits, or the plan has more than {@link #MAX_FILES} files per checkpoint
      */
     public static CheckpointPlan of(DlioConfig config, int ranks) {
         DlioConfigReader.checkRanks(config, ranks);
-        return new Planner(config, ranks).plan();
+        try {
+            return new Planner(config, ranks).plan();
+        } catch (ArithmeticException e) {
+            DlioConfig.Model m = config.model();
+            DlioConfig.Transformer t = m.transformer();
+            throw new DlioConfigException("model", String.format(Locale.ROOT, "the checkpoint's sizes do not fit in "
+                    + "64-bit integers (num_layers %d, transformer.hidden_size %d, ffn_hidden_size %d, vocab_size %d, "
+                    + "num_attention_heads %d, num_kv_heads %d, model_size_bytes %d): DLIO's sizes are exact byte "
+                    + "counts, at most %d", m.numLayers(), t.hiddenSize(), t.ffnHiddenSize(), t.vocabSize(),
+                    t.numAttentionHeads(), t.numKvHeads(), m.modelSizeBytes(), Long.MAX_VALUE));
+        }
     }
 
     /** The folder of one checkpoint inside the checkpoint folder: {@code global_epoch{epoch}_step{step}}. */
@@ -163,7 +179,10 @@ public final class CheckpointPlan {
         return bytes / 1024.0 / 1024.0 / 1024.0;
     }
 
-    /** The plan as an ordered map (for JSON): totals, then every rank with its files. */
+    /**
+     * The plan as an ordered map (for JSON): totals, then every rank with its files. The ranks' maps
+     * are made as a writer reaches them, so a plan of many ranks is not held twice.
+     */
     public java.util.Map<String, Object> toMap() {
         java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
         DlioConfig.Parallelism p = config.model().parallelism();
@@ -184,30 +203,40 @@ public final class CheckpointPlan {
         m.put("totalBytes", totalBytes());
         m.put("totalGiB", gib(totalBytes()));
         m.put("dlioLoggedBytes", dlioLoggedBytes);
-        List<Object> rs = new ArrayList<>();
-        for (RankPlan r : plans) {
-            java.util.Map<String, Object> rm = new java.util.LinkedHashMap<>();
-            rm.put("rank", r.rank());
-            rm.put("tensorRank", r.tensorRank());
-            rm.put("pipelineRank", r.pipelineRank());
-            rm.put("dataRank", r.dataRank());
-            rm.put("modelRank", r.modelRank());
-            rm.put("firstLayer", r.firstLayer());
-            rm.put("lastLayer", r.lastLayer());
-            rm.put("bytes", r.bytes());
-            List<Object> fs = new ArrayList<>();
-            for (PlannedFile f : r.files()) {
-                java.util.Map<String, Object> fm = new java.util.LinkedHashMap<>();
-                fm.put("name", f.name());
-                fm.put("bytes", f.bytes());
-                fm.put("kind", f.kind().name().toLowerCase(Locale.ROOT));
-                fs.add(fm);
+        m.put("rankPlans", new java.util.AbstractList<Object>() {
+            @Override
+            public Object get(int i) {
+                return rankMap(plans.get(i));
             }
-            rm.put("files", fs);
-            rs.add(rm);
-        }
-        m.put("rankPlans", rs);
+
+            @Override
+            public int size() {
+                return plans.size();
+            }
+        });
         return m;
+    }
+
+    private static java.util.Map<String, Object> rankMap(RankPlan r) {
+        java.util.Map<String, Object> rm = new java.util.LinkedHashMap<>();
+        rm.put("rank", r.rank());
+        rm.put("tensorRank", r.tensorRank());
+        rm.put("pipelineRank", r.pipelineRank());
+        rm.put("dataRank", r.dataRank());
+        rm.put("modelRank", r.modelRank());
+        rm.put("firstLayer", r.firstLayer());
+        rm.put("lastLayer", r.lastLayer());
+        rm.put("bytes", r.bytes());
+        List<Object> fs = new ArrayList<>();
+        for (PlannedFile f : r.files()) {
+            java.util.Map<String, Object> fm = new java.util.LinkedHashMap<>();
+            fm.put("name", f.name());
+            fm.put("bytes", f.bytes());
+            fm.put("kind", f.kind().name().toLowerCase(Locale.ROOT));
+            fs.add(fm);
+        }
+        rm.put("files", fs);
+        return rm;
     }
 
     @Override
@@ -245,7 +274,10 @@ public final class CheckpointPlan {
             long optim = 0;
             double loggedModel = 0; // DLIO sums sizes as floats; exact here below 2^53
             long loggedOptim = 0;
+            long fileCount = 0;
             boolean legacyModel = m.modelSizeBytes() > 0 && !m.isTransformer();
+            // each stage's layer sizes, computed once: they depend on the pipeline rank alone
+            List<List<long[]>> stageLayers = new ArrayList<>(java.util.Collections.nCopies(p.pipeline(), null));
             for (int rank = 0; rank < ranks; rank++) {
                 int tpRank = rank % p.tensor();
                 int ppRank = (rank / p.tensor()) % p.pipeline();
@@ -261,7 +293,7 @@ public final class CheckpointPlan {
                 }
                 if (legacyModel) {
                     files.add(new PlannedFile("model_states-" + rank + ext, m.modelSizeBytes(), Kind.LEGACY_MODEL));
-                    model += m.modelSizeBytes();
+                    model = Math.addExact(model, m.modelSizeBytes());
                 }
                 // the layers this rank holds, each layer's bytes in the model datatype
                 List<long[]> layerBytes = new ArrayList<>(); // {index, bytes}
@@ -269,54 +301,80 @@ public final class CheckpointPlan {
                     long perLayer = 0;
                     for (long state : m.layerParameters()) {
                         if (state > 0) {
-                            perLayer += state / p.tensor(); // int8 tensors of state // tensor
+                            perLayer = Math.addExact(perLayer, state / p.tensor()); // int8 tensors of state // tensor
                         }
                     }
                     for (int i = layers[0]; i <= layers[1]; i++) {
                         layerBytes.add(new long[] {i, perLayer});
                     }
                 } else if (m.numLayers() > 0 && !(p.zeroStage() == 1 && dpRank != 0)) {
-                    for (int i = layers[0]; i <= layers[1]; i++) {
-                        long b = Math.multiplyExact(sum(layerParameters(i)), m.modelDatatype().bytes());
-                        layerBytes.add(new long[] {i, b});
-                        loggedModel += b;
+                    List<long[]> stage = stageLayers.get(ppRank);
+                    if (stage == null) {
+                        stage = new ArrayList<>();
+                        for (int i = layers[0]; i <= layers[1]; i++) {
+                            stage.add(new long[] {i, Math.multiplyExact(sum(layerParameters(i)),
+                                    m.modelDatatype().bytes())});
+                        }
+                        stageLayers.set(ppRank, stage);
                     }
+                    layerBytes = stage;
+                    loggedModel += sumBytes(stage);
                 }
                 if (!layerBytes.isEmpty()) {
                     if (p.zeroStage() > 0 && p.zeroStage() < 3) {
                         if (dpRank == 0 && m.numLayers() > 0) {
                             if (p.pipeline() > 1) {
+                                checkFiles(rank, fileCount + files.size() + layerBytes.size());
                                 for (long[] lb : layerBytes) {
                                     files.add(new PlannedFile("layer_" + lb[0] + "-model_" + mpRank + "_model_states"
                                             + ext, lb[1], Kind.LAYER));
-                                    model += lb[1];
+                                    model = Math.addExact(model, lb[1]);
                                 }
                             } else {
-                                long b = layerBytes.stream().mapToLong(lb -> lb[1]).sum();
+                                long b = sumBytes(layerBytes);
                                 files.add(new PlannedFile("model_" + mpRank + "_model_states" + ext, b, Kind.MODEL));
-                                model += b;
+                                model = Math.addExact(model, b);
                             }
                         }
                     } else {
-                        long b = layerBytes.stream().mapToLong(lb -> lb[1]).sum();
+                        long b = sumBytes(layerBytes);
                         files.add(new PlannedFile("zero_pp_rank_" + dpRank + "_mp_rank_" + mpRank + "_model_states"
                                 + ext, b, Kind.MODEL));
-                        model += b;
+                        model = Math.addExact(model, b);
                     }
                 }
                 long o = optimizerBytes(params);
                 if (o >= 0) {
                     files.add(new PlannedFile("zero_pp_rank_" + dpRank + "_mp_rank_" + mpRank + "_optim_states" + ext,
                             o, Kind.OPTIMIZER));
-                    optim += o;
+                    optim = Math.addExact(optim, o);
                     if (m.optimizationGroups().isEmpty()) {
-                        loggedOptim += o;
+                        loggedOptim = Math.addExact(loggedOptim, o);
                     }
                 }
+                fileCount += files.size();
+                checkFiles(rank, fileCount);
                 out.add(new RankPlan(rank, tpRank, ppRank, dpRank, mpRank, layers[0], layers[1], files));
             }
-            long logged = (legacyModel ? m.modelSizeBytes() : (long) loggedModel) + loggedOptim;
+            long logged = Math.addExact(legacyModel ? m.modelSizeBytes() : (long) loggedModel, loggedOptim);
             return new CheckpointPlan(c, ranks, dp, params, out, model, optim, logged);
+        }
+
+        /** Refuses a plan that reaches more than {@link #MAX_FILES} files per checkpoint by {@code rank}. */
+        private void checkFiles(int rank, long files) {
+            if (files > MAX_FILES) {
+                throw new DlioConfigException("ranks", String.format(Locale.ROOT, "%d ranks of %d layers in %d "
+                        + "pipeline stages write more than %d files per checkpoint (reached by rank %d), the most one "
+                        + "plan holds: use fewer ranks or layers", ranks, m.numLayers(), p.pipeline(), MAX_FILES, rank));
+            }
+        }
+
+        private static long sumBytes(List<long[]> layerBytes) {
+            long s = 0;
+            for (long[] lb : layerBytes) {
+                s = Math.addExact(s, lb[1]);
+            }
+            return s;
         }
 
         /** DLIO's get_num_parameters: embedding + layers × (norm, QKV, dense, norm, gated MLP up, down) + final norm + output. */
@@ -326,36 +384,36 @@ public final class CheckpointPlan {
             }
             long h = t.hiddenSize();
             long headSize = h / t.numAttentionHeads();
-            long dimKv = headSize * t.numKvHeads();
+            long dimKv = Math.multiplyExact(headSize, t.numKvHeads());
             long embedding = Math.multiplyExact(t.vocabSize(), h);
-            long qkv = Math.multiplyExact(h, h + 2 * dimKv);
+            long qkv = Math.multiplyExact(h, Math.addExact(h, Math.multiplyExact(2, dimKv)));
             long dense = Math.multiplyExact(h, h);
             long up = Math.multiplyExact(Math.multiplyExact(t.ffnHiddenSize(), 2), h);
             long down = Math.multiplyExact(t.ffnHiddenSize(), h);
-            long perLayer = h + qkv + dense + h + up + down;
+            long perLayer = sum(new long[] {h, qkv, dense, h, up, down});
             return Math.addExact(Math.addExact(embedding, Math.multiplyExact(perLayer, m.numLayers())),
-                    h + embedding);
+                    Math.addExact(h, embedding));
         }
 
         /** DLIO's get_layer_parameters(i): element counts of layer i's tensors on this rank. */
         long[] layerParameters(int i) {
             long h = t.hiddenSize();
-            long dimKv = (h / t.numAttentionHeads()) * t.numKvHeads();
+            long dimKv = Math.multiplyExact(h / t.numAttentionHeads(), t.numKvHeads());
             long tp = p.tensor();
             long shard = p.zeroStage() < 3 ? 1 : dp;
             if (i == 0 || i == m.numLayers() + 1) {
-                return new long[] {h * t.vocabSize() / tp / shard}; // embedding, output layer
+                return new long[] {Math.multiplyExact(h, t.vocabSize()) / tp / shard}; // embedding, output layer
             }
             if (i == m.numLayers() + 2) {
                 return new long[] {h / shard}; // final norm
             }
             return new long[] {
                 h / shard, // input norm
-                h * (h + 2 * dimKv) / tp / shard, // QKV, grouped KV heads
-                h * h / tp / shard, // attention output projection
+                Math.multiplyExact(h, Math.addExact(h, Math.multiplyExact(2, dimKv))) / tp / shard, // QKV, grouped KV heads
+                Math.multiplyExact(h, h) / tp / shard, // attention output projection
                 h / shard, // post-attention norm
-                h * 2 * t.ffnHiddenSize() / tp / shard, // gated MLP up (2 for the gate)
-                h * t.ffnHiddenSize() / tp / shard, // MLP down
+                Math.multiplyExact(Math.multiplyExact(h, 2), t.ffnHiddenSize()) / tp / shard, // gated MLP up (2 for the gate)
+                Math.multiplyExact(h, t.ffnHiddenSize()) / tp / shard, // MLP down
             };
         }
 
@@ -365,7 +423,7 @@ public final class CheckpointPlan {
                 long sum = 0;
                 for (long state : m.optimizationGroups()) {
                     if (state > 0) {
-                        sum += state; // int8 tensors 'a' and 'b' per group, then one 'combined'
+                        sum = Math.addExact(sum, state); // int8 tensors 'a' and 'b' per group, then one 'combined'
                     }
                 }
                 return Math.multiplyExact(3, sum); // DLIO writes the file even when every group is empty
@@ -378,7 +436,7 @@ public final class CheckpointPlan {
                 return -1;
             }
             // [P', 5h, P', 5h, P', 5h]: three parameter-sized tensors and three of 5 × hidden
-            long elements = Math.addExact(Math.multiplyExact(3, perRank), 15 * t.hiddenSize());
+            long elements = Math.addExact(Math.multiplyExact(3, perRank), Math.multiplyExact(15, t.hiddenSize()));
             return Math.multiplyExact(elements, m.optimizerDatatype().bytes());
         }
 
@@ -415,7 +473,7 @@ public final class CheckpointPlan {
             long s = 0;
             for (long v : values) {
                 if (v > 0) {
-                    s += v;
+                    s = Math.addExact(s, v);
                 }
             }
             return s;

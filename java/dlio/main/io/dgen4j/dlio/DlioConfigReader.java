@@ -1,8 +1,9 @@
 package io.dgen4j.dlio;
 
+import io.dgen4j.gen.DataSpec;
+import io.dgen4j.storage.ConfigFiles;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,10 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
-import org.snakeyaml.engine.v2.schema.CoreSchema;
 
 /**
  * Reads a DLIO workload YAML the way DLIO's {@code LoadConfig} does: each known key replaces a
@@ -51,6 +49,19 @@ public final class DlioConfigReader {
     private static final Set<String> STORAGE = Set.of("storage_type", "storage_root", "storage_options");
     private static final Set<String> OUTPUT = Set.of("folder", "log_file", "metric", "keep_files", "log_level");
 
+    /** The most ranks a plan takes (and so the largest tensor, pipeline and data degree). */
+    public static final int MAX_RANKS = 1 << 16;
+    /** The most transformer layers ({@code model.num_layers}); DLIO's largest shipped model has 128. */
+    public static final int MAX_LAYERS = 100_000;
+    /** The most saves or loads ({@code checkpoint.num_checkpoints_write}, {@code num_checkpoints_read}). */
+    public static final int MAX_CHECKPOINTS = 10_000;
+    /** The longest pause before each save and load ({@code checkpoint.time_between_checkpoints}): one day. */
+    public static final double MAX_PAUSE_SECONDS = 86_400;
+    /** The most writes in flight per file ({@code checkpoint.streaming.writers}), as the CLI's --writers. */
+    public static final int MAX_WRITERS = 256;
+    /** The most buffers per file's pool ({@code checkpoint.streaming.num_buffers}), as the CLI's --buffers. */
+    public static final int MAX_BUFFERS = 1024;
+
     private final List<String> warnings = new ArrayList<>();
 
     private DlioConfigReader() {}
@@ -62,7 +73,8 @@ public final class DlioConfigReader {
      * @throws DlioConfigException when the YAML, an override or a value is refused (the key is named)
      */
     public static DlioConfig read(Path yaml, List<String> overrides) throws IOException {
-        String text = Files.readString(yaml);
+        // a regular UTF-8 file of at most 1 MiB: a FIFO does not block, /dev/zero does not fill the heap
+        String text = ConfigFiles.read(yaml, "DLIO workload");
         return parse(text, yaml.toString(), overrides);
     }
 
@@ -70,7 +82,9 @@ public final class DlioConfigReader {
     public static DlioConfig parse(String text, String source, List<String> overrides) {
         Object root;
         try {
-            root = new Load(LoadSettings.builder().setLabel(source).setSchema(new CoreSchema()).build()).loadFromString(text);
+            root = YamlText.load(text, source);
+        } catch (YamlText.YamlLimitException e) {
+            throw new DlioConfigException("(yaml)", e.getMessage());
         } catch (YamlEngineException e) {
             throw new DlioConfigException("(yaml)", source + " is not valid YAML: " + firstLine(e.getMessage()));
         }
@@ -92,8 +106,9 @@ public final class DlioConfigReader {
      * @throws DlioConfigException naming the key at fault ({@code ranks} when it is not positive)
      */
     public static void checkRanks(DlioConfig config, int ranks) {
-        if (ranks < 1) {
-            throw new DlioConfigException("ranks", "must be at least 1, got " + ranks);
+        if (ranks < 1 || ranks > MAX_RANKS) {
+            throw new DlioConfigException("ranks", String.format(Locale.ROOT, "must be 1 to %d, got %d", MAX_RANKS,
+                    ranks));
         }
         DlioConfig.Parallelism p = config.model().parallelism();
         if (config.checkpoint().mode() == DlioConfig.Mode.DEFAULT) {
@@ -135,17 +150,24 @@ public final class DlioConfigReader {
         }
 
         int numLayers = integer(model, "num_layers", "model.num_layers", -1);
-        if (model.containsKey("num_layers") && numLayers < 0) {
-            throw new DlioConfigException("model.num_layers", "must not be negative, got " + numLayers);
+        if (model.containsKey("num_layers") && (numLayers < 0 || numLayers > MAX_LAYERS)) {
+            throw new DlioConfigException("model.num_layers", String.format(Locale.ROOT, "must be 0 to %d, got %d",
+                    MAX_LAYERS, numLayers));
         }
         int tensor = integer(par, "tensor", "model.parallelism.tensor", 1);
         int pipeline = integer(par, "pipeline", "model.parallelism.pipeline", 1);
         int data = integer(par, "data", "model.parallelism.data", -1);
         int zero = integer(par, "zero_stage", "model.parallelism.zero_stage", 0);
-        positive(tensor, "model.parallelism.tensor");
-        positive(pipeline, "model.parallelism.pipeline");
-        if (par.containsKey("data") && data < 1) {
-            throw new DlioConfigException("model.parallelism.data", "must be at least 1 when set, got " + data);
+        inRange(tensor, 1, MAX_RANKS, "model.parallelism.tensor");
+        inRange(pipeline, 1, MAX_RANKS, "model.parallelism.pipeline");
+        if ((long) tensor * pipeline > MAX_RANKS) {
+            throw new DlioConfigException("model.parallelism", String.format(Locale.ROOT, "tensor x pipeline = %d x "
+                    + "%d = %d ranks per model replica: the most a plan takes is %d", tensor, pipeline,
+                    (long) tensor * pipeline, MAX_RANKS));
+        }
+        if (par.containsKey("data") && (data < 1 || data > MAX_RANKS)) {
+            throw new DlioConfigException("model.parallelism.data", String.format(Locale.ROOT,
+                    "must be 1 to %d when set, got %d", MAX_RANKS, data));
         }
         if (zero < 0 || zero > 3) {
             throw new DlioConfigException("model.parallelism.zero_stage", "must be 0, 1, 2 or 3, got " + zero);
@@ -192,11 +214,16 @@ public final class DlioConfigReader {
         if (folder.isEmpty()) {
             throw new DlioConfigException("checkpoint.checkpoint_folder", "must not be empty");
         }
+        // DLIO's -1 means "none" for the pause and the counts; other values must be real amounts
+        double pause = number(ck, "time_between_checkpoints", "checkpoint.time_between_checkpoints", -1);
+        if (pause != -1 && !(pause >= 0 && pause <= MAX_PAUSE_SECONDS)) {
+            throw new DlioConfigException("checkpoint.time_between_checkpoints", String.format(Locale.ROOT,
+                    "must be -1 (no pause) or 0 to %.0f seconds, got %s", MAX_PAUSE_SECONDS, pause));
+        }
         DlioConfig.Checkpoint checkpoint = new DlioConfig.Checkpoint(folder, mode,
-                bool(ck, "fsync", "checkpoint.fsync", false),
-                number(ck, "time_between_checkpoints", "checkpoint.time_between_checkpoints", -1),
-                integer(ck, "num_checkpoints_write", "checkpoint.num_checkpoints_write", -1),
-                integer(ck, "num_checkpoints_read", "checkpoint.num_checkpoints_read", -1),
+                bool(ck, "fsync", "checkpoint.fsync", false), pause,
+                count(ck, "num_checkpoints_write", "checkpoint.num_checkpoints_write"),
+                count(ck, "num_checkpoints_read", "checkpoint.num_checkpoints_read"),
                 bool(ck, "rank_sync", "checkpoint.rank_sync", false),
                 bool(ck, "recovery_rank_shift", "checkpoint.recovery_rank_shift", false));
 
@@ -206,21 +233,27 @@ public final class DlioConfigReader {
                     "must be a positive multiple of 4096 bytes up to 2 GiB, got " + chunk);
         }
         int writers = integer(st, "writers", "checkpoint.streaming.writers", 1);
-        positive(writers, "checkpoint.streaming.writers");
+        inRange(writers, 1, MAX_WRITERS, "checkpoint.streaming.writers");
         int buffers = integer(st, "num_buffers", "checkpoint.streaming.num_buffers", Math.max(2, writers + 1));
         if (buffers <= writers) {
             throw new DlioConfigException("checkpoint.streaming.num_buffers", String.format(Locale.ROOT,
                     "must exceed checkpoint.streaming.writers (%d): one buffer is always being filled, got %d",
                     writers, buffers));
         }
+        inRange(buffers, 2, MAX_BUFFERS, "checkpoint.streaming.num_buffers");
         double dedup = number(st, "dedup_ratio", "checkpoint.streaming.dedup_ratio", 1);
         double compress = number(st, "compress_ratio", "checkpoint.streaming.compress_ratio", 1);
-        if (!(dedup >= 1)) {
-            throw new DlioConfigException("checkpoint.streaming.dedup_ratio", "must be at least 1, got " + dedup);
+        // the data model's own bounds (finite, at least 1; compression at most 1024/7), checked now, not at the
+        // first save
+        try {
+            DataSpec.builder().dedupRatio(dedup);
+        } catch (IllegalArgumentException e) {
+            throw new DlioConfigException("checkpoint.streaming.dedup_ratio", e.getMessage());
         }
-        if (!(compress >= 1)) {
-            throw new DlioConfigException("checkpoint.streaming.compress_ratio", "must be at least 1, got "
-                    + compress);
+        try {
+            DataSpec.builder().compressRatio(compress);
+        } catch (IllegalArgumentException e) {
+            throw new DlioConfigException("checkpoint.streaming.compress_ratio", e.getMessage());
         }
         DlioConfig.Streaming streaming = new DlioConfig.Streaming(chunk, buffers, writers,
                 Optional.ofNullable(string(st, "backend", "checkpoint.streaming.backend", null)), dedup, compress);
@@ -411,6 +444,22 @@ public final class DlioConfigReader {
             return Math.multiplyExact(Long.parseLong(matcher.group(1)), 1L << shift);
         } catch (ArithmeticException | NumberFormatException e) {
             throw new DlioConfigException(path, "is too large: '" + s + "'");
+        }
+    }
+
+    /** A count of saves or loads: DLIO's -1 (none, the default) or 0 to {@link #MAX_CHECKPOINTS}. */
+    private static int count(Map<String, Object> m, String key, String path) {
+        int n = integer(m, key, path, -1);
+        if (n < -1 || n > MAX_CHECKPOINTS) {
+            throw new DlioConfigException(path, String.format(Locale.ROOT, "must be -1 (none) or 0 to %d, got %d",
+                    MAX_CHECKPOINTS, n));
+        }
+        return n;
+    }
+
+    private static void inRange(long v, long min, long max, String path) {
+        if (v < min || v > max) {
+            throw new DlioConfigException(path, String.format(Locale.ROOT, "must be %d to %d, got %d", min, max, v));
         }
     }
 

@@ -320,6 +320,48 @@ public final class DlioResult {
     }
 
     /**
+     * Makes sure {@link #write} will be able to write into {@code dir}, before any checkpoint is written:
+     * the folder is created if missing (a file in its place is refused), a probe file is created in it and
+     * removed (a read-only or full folder fails here), and a name {@link #write} uses that is taken by
+     * something other than a regular file (a folder, a FIFO) is refused.
+     *
+     * @param what  names the folder in messages ({@code --output}, {@code output.folder})
+     * @param ranks the ranks whose files this process writes ({@code summary.json} too when 0 is one)
+     * @throws IllegalArgumentException when a name is taken by something that is not a regular file
+     * @throws IOException              when the folder cannot be created or written (the message names it)
+     */
+    public static void checkOutput(Path dir, String what, List<Integer> ranks) throws IOException {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new IllegalArgumentException(String.format("%s %s is %s, not a folder", what, dir,
+                    io.dgen4j.storage.ConfigFiles.kind(dir)));
+        }
+        try {
+            Files.createDirectories(dir);
+            Files.delete(Files.createTempFile(dir, ".dgen4j-output-", ".tmp"));
+        } catch (java.nio.file.FileSystemException e) {
+            String reason = e.getReason() != null ? e.getReason()
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getClass().getSimpleName();
+            throw new java.nio.file.FileSystemException(dir.toString(), null, String.format("%s cannot be written, "
+                    + "so DLIO's output files would be lost after the run: %s", what, reason));
+        }
+        List<String> names = new ArrayList<>();
+        for (int r : ranks) {
+            names.add(r + "_per_epoch_stats.json");
+            names.add(r + "_output.json");
+            if (r == 0) {
+                names.add("summary.json");
+            }
+        }
+        for (String n : names) {
+            Path f = dir.resolve(n);
+            if (Files.exists(f) && !Files.isRegularFile(f)) {
+                throw new IllegalArgumentException(String.format("%s %s: %s is %s, where DLIO's output file goes",
+                        what, dir, n, io.dgen4j.storage.ConfigFiles.kind(f)));
+            }
+        }
+    }
+
+    /**
      * Writes DLIO's files into {@code dir} (created if missing): {@code summary.json} where rank 0 ran,
      * and {@code {rank}_per_epoch_stats.json}, {@code {rank}_output.json} for every rank of this
      * process. Returns the files written.

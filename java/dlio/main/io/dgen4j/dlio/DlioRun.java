@@ -8,6 +8,7 @@ import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.FileOptions;
+import io.dgen4j.storage.Secrets;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -141,7 +142,86 @@ public final class DlioRun {
             throw new DlioConfigException("workflow.checkpoint",
                     "is False: the workload has no checkpoint phase to run (set ++workload.workflow.checkpoint=True)");
         }
+        check(plan, options);
         return new DlioRun(plan, group, options).run();
+    }
+
+    /**
+     * Checks, without writing anything, what the saves of {@code plan} would meet before their first
+     * byte: the checkpoint folder is a target the backend takes (a local folder is a directory where it
+     * exists), a file of 0 bytes is planned only for a local folder, and every distinct file size, in
+     * the chunks a save of it uses, passes the backend's own checks with {@code options}' storage
+     * settings ({@link StreamingCheckpoint#checkSave}: for S3, whole parts of at least 5 MiB and at most
+     * 10,000 of them). {@code dlio plan} and {@link #run} call it, so a run fails here, not after some of
+     * its files were written.
+     *
+     * @throws DlioConfigException naming the key at fault ({@code checkpoint.checkpoint_folder} or
+     *                             {@code checkpoint.streaming.chunk_size}) and the file
+     */
+    public static void check(CheckpointPlan plan, Options options) {
+        DlioConfig config = plan.config();
+        String folder = folderTarget(config);
+        String folderKey = "s3".equals(config.storage().type()) && !config.checkpoint().folder().contains("://")
+                ? "storage.storage_root" : "checkpoint.checkpoint_folder";
+        StorageTarget first;
+        try {
+            first = StorageTarget.parse(join(join(folder, CheckpointPlan.stepFolder(1, 1)), "f"));
+        } catch (IllegalArgumentException e) {
+            throw new DlioConfigException(folderKey, e.getMessage());
+        }
+        boolean local = first.isFile();
+        if (local) {
+            Path dir = Path.of(StorageTarget.parse(folder).location());
+            if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                throw new DlioConfigException("checkpoint.checkpoint_folder", dir + " is not a folder");
+            }
+        }
+        // one file of each size, in the order met: the same sizes recur in every rank and checkpoint
+        Map<Long, CheckpointPlan.PlannedFile> sizes = new java.util.LinkedHashMap<>();
+        for (CheckpointPlan.RankPlan r : plan.rankPlans()) {
+            for (CheckpointPlan.PlannedFile f : r.files()) {
+                sizes.putIfAbsent(f.bytes(), f);
+            }
+        }
+        CheckpointPlan.PlannedFile empty = sizes.get(0L);
+        if (empty != null && !local) {
+            throw new DlioConfigException(folderKey, String.format(Locale.ROOT, "%s of 0 bytes is planned; streaming "
+                    + "checkpoints to %s need at least one byte", empty.name(), folder));
+        }
+        try {
+            options.customize().apply(saveBuilder(config, 1, options)).build().checkSave(first, 1);
+        } catch (IllegalArgumentException e) {
+            throw new DlioConfigException(folderKey, Secrets.mask(e.getMessage()));
+        }
+        for (CheckpointPlan.PlannedFile f : sizes.values()) {
+            if (f.bytes() == 0) {
+                continue;
+            }
+            StorageTarget target = StorageTarget.parse(join(join(folder, CheckpointPlan.stepFolder(1, 1)), f.name()));
+            try {
+                options.customize().apply(saveBuilder(config, f.bytes(), options)).build().checkSave(target, f.bytes());
+            } catch (IllegalArgumentException e) {
+                throw new DlioConfigException("checkpoint.streaming.chunk_size", String.format(Locale.ROOT,
+                        "%s (%d bytes) cannot be saved to %s in chunks of %d bytes: %s", f.name(), f.bytes(),
+                        Secrets.mask(folder), config.streaming().chunkSize(), Secrets.mask(e.getMessage())));
+            }
+        }
+    }
+
+    /**
+     * The builder of one file's save of {@code bytes} (the caller's pool and storage settings are added
+     * by the caller): chunks of {@code checkpoint.streaming.chunk_size}, or of the file rounded up to 4 KiB
+     * when it is smaller (a small file needs no chunk-sized buffers).
+     */
+    private static StreamingCheckpoint.Builder saveBuilder(DlioConfig config, long bytes, Options options) {
+        long chunk = Math.min(config.streaming().chunkSize(), Math.max(4096, (bytes + 4095) / 4096 * 4096));
+        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(chunk)
+                .buffers(config.streaming().numBuffers()).writersInFlight(config.streaming().writers())
+                .source(options.source()).spec(DataSpec.builder().dedupRatio(config.streaming().dedupRatio())
+                        .compressRatio(config.streaming().compressRatio()).build())
+                .backendOptions(FileOptions.defaults().withFsync(config.checkpoint().fsync()));
+        config.streaming().backend().ifPresent(b::backend);
+        return b;
     }
 
     /** Where the checkpoint folder is: a local path, or {@code s3://storage_root/checkpoint_folder} for s3. */
@@ -394,13 +474,8 @@ public final class DlioRun {
         }
         DataSpec spec = DataSpec.builder().seed(seedFor(target))
                 .dedupRatio(config.streaming().dedupRatio()).compressRatio(config.streaming().compressRatio()).build();
-        // a file smaller than a chunk needs no chunk-sized buffers
-        long chunk = Math.min(config.streaming().chunkSize(), Math.max(4096, (bytes + 4095) / 4096 * 4096));
-        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(chunk).bufferPool(buffers)
-                .buffers(config.streaming().numBuffers()).writersInFlight(config.streaming().writers()).spec(spec)
-                .source(options.source()).threads(threads())
-                .backendOptions(FileOptions.defaults().withFsync(config.checkpoint().fsync()));
-        config.streaming().backend().ifPresent(b::backend);
+        StreamingCheckpoint.Builder b = saveBuilder(config, bytes, options).bufferPool(buffers).spec(spec)
+                .threads(threads());
         SaveResult r = options.customize().apply(b).build().save(where, bytes);
         return FileResult.of(rank, i, target, r);
     }

@@ -2,10 +2,7 @@ package io.dgen4j.dlio;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
-import org.snakeyaml.engine.v2.schema.CoreSchema;
 
 /**
  * Hydra-style command-line overrides as DLIO takes them: {@code ++workload.a.b=v} (set, adding the
@@ -35,6 +32,10 @@ final class Overrides {
             throw new DlioConfigException(override, "the key path is empty or malformed");
         }
         String[] keys = path.split("\\.");
+        if (keys.length > YamlText.MAX_DEPTH) {
+            throw new DlioConfigException(override, String.format("the key path is %d keys deep: the limit is %d",
+                    keys.length, YamlText.MAX_DEPTH));
+        }
         Map<String, Object> at = doc;
         for (int i = 0; i < keys.length - 1; i++) {
             Object next = at.get(keys[i]);
@@ -66,7 +67,9 @@ final class Overrides {
             return null;
         }
         try {
-            return new Load(LoadSettings.builder().setLabel(override).setSchema(new CoreSchema()).build()).loadFromString(text);
+            return YamlText.load(text, "the value");
+        } catch (YamlText.YamlLimitException e) {
+            throw new DlioConfigException(override, e.getMessage());
         } catch (YamlEngineException e) {
             throw new DlioConfigException(override, "the value is not valid YAML");
         }

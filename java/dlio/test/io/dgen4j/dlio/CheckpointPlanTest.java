@@ -267,4 +267,37 @@ class CheckpointPlanTest {
                 e.getMessage());
         assertEquals("ranks", assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(c, 0)).key());
     }
+    @Test
+    void sizes_are_exact_integers_and_an_overflow_names_the_model() throws IOException {
+        DlioConfig c = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"),
+                List.of("++workload.model.transformer.hidden_size=3037000500"));
+        DlioConfigException e = assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(c, 4));
+        assertEquals("model", e.key());
+        assertTrue(e.getMessage().startsWith("model: the checkpoint's sizes do not fit in 64-bit integers "
+                + "(num_layers 4, transformer.hidden_size 3037000500,"), e.getMessage());
+        DlioConfig groups = DlioConfigReader.parse("model:\n  name: g\n  optimization_groups: [" + Long.MAX_VALUE
+                + ", 1]\n", "inline", List.of());
+        assertEquals("model", assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(groups, 1)).key());
+    }
+
+    @Test
+    void a_plan_is_bounded_in_ranks_and_files() throws IOException {
+        DlioConfig c = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"), List.of());
+        assertEquals("ranks: must be 1 to 65536, got 100000",
+                assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(c, 100_000)).getMessage());
+        // tiny at 65,536 ranks: every rank planned, within the launcher's heap, its JSON made rank by rank
+        CheckpointPlan big = CheckpointPlan.of(c, DlioConfigReader.MAX_RANKS);
+        assertEquals(DlioConfigReader.MAX_RANKS, big.rankPlans().size());
+        assertEquals(DlioConfigReader.MAX_RANKS, ((List<?>) big.toMap().get("rankPlans")).size());
+        // 100,000 layers of 4 tensor shards in 2 stages under ZeRO 1: a layer file each, over the file limit
+        DlioConfig layers = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"),
+                List.of("++workload.model.num_layers=100000", "++workload.model.parallelism.tensor=4"));
+        DlioConfigException e = assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(layers, 8));
+        assertEquals("ranks", e.key());
+        assertTrue(e.getMessage().contains("write more than 262144 files per checkpoint"), e.getMessage());
+        // at the limit's side: 2 x 100,003 layer files plus the optimizer files
+        DlioConfig fits = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"),
+                List.of("++workload.model.num_layers=100000"));
+        assertEquals(2 * 100_003 + 4, CheckpointPlan.of(fits, 4).fileCount());
+    }
 }

@@ -143,6 +143,92 @@ class DlioConfigReaderTest {
     }
 
     @Test
+    void settings_outside_their_ranges_name_the_key_and_the_range() {
+        for (String bad : List.of("-5", "-0.5", ".nan", ".inf", "-.inf", "1e300", "86401")) {
+            DlioConfigException e = refused(MINIMAL, "++workload.checkpoint.time_between_checkpoints=" + bad);
+            assertEquals("checkpoint.time_between_checkpoints", e.key(), bad);
+            assertTrue(e.getMessage().contains("must be -1 (no pause) or 0 to 86400 seconds"), e.getMessage());
+        }
+        for (String ok : List.of("-1", "0", "2.5", "86400")) {
+            parse(MINIMAL, "++workload.checkpoint.time_between_checkpoints=" + ok);
+        }
+        for (String key : List.of("num_checkpoints_write", "num_checkpoints_read")) {
+            for (String bad : List.of("-3", "10001")) {
+                DlioConfigException e = refused(MINIMAL, "++workload.checkpoint." + key + "=" + bad);
+                assertEquals("checkpoint." + key, e.key());
+                assertEquals("checkpoint." + key + ": must be -1 (none) or 0 to 10000, got " + bad, e.getMessage());
+            }
+        }
+        assertEquals("model.num_layers: must be 0 to 100000, got 1000000000",
+                refused(MINIMAL, "++workload.model.num_layers=1000000000").getMessage());
+        assertEquals("model.parallelism.tensor: must be 1 to 65536, got 65537",
+                refused(MINIMAL, "++workload.model.parallelism.tensor=65537").getMessage());
+        DlioConfigException replica = refused(MINIMAL, "++workload.model.num_layers=4096",
+                "++workload.model.parallelism.tensor=4096", "++workload.model.parallelism.pipeline=4096");
+        assertEquals("model.parallelism", replica.key());
+        assertTrue(replica.getMessage().contains("16777216 ranks per model replica: the most a plan takes is 65536"),
+                replica.getMessage());
+        assertEquals("checkpoint.streaming.writers", refused(MINIMAL, "++workload.checkpoint.streaming.writers=257",
+                "++workload.checkpoint.streaming.num_buffers=300").key());
+        assertEquals("checkpoint.streaming.num_buffers: must be 2 to 1024, got 100000",
+                refused(MINIMAL, "++workload.checkpoint.streaming.num_buffers=100000").getMessage());
+        DlioConfigException compress = refused(MINIMAL, "++workload.checkpoint.streaming.compress_ratio=200");
+        assertEquals("checkpoint.streaming.compress_ratio", compress.key());
+        assertTrue(compress.getMessage().contains("is above the maximum the format can produce, 146.2857"),
+                compress.getMessage());
+        assertEquals("checkpoint.streaming.dedup_ratio",
+                refused(MINIMAL, "++workload.checkpoint.streaming.dedup_ratio=.nan").key());
+    }
+
+    @Test
+    void hostile_yaml_is_one_line_naming_the_limit_not_a_stack_overflow() {
+        DlioConfigException deep = refused("model:\n  name: " + "[".repeat(5000) + "]".repeat(5000) + "\n");
+        assertEquals("(yaml): test.yaml nests mappings and sequences more than 64 deep (at line 2)", deep.getMessage());
+        DlioConfigException deepMap = refused("model:\n  name: x\n" + "hydra: " + "{a: ".repeat(200) + "1"
+                + "}".repeat(200) + "\n");
+        assertTrue(deepMap.getMessage().contains("more than 64 deep"), deepMap.getMessage());
+        assertEquals("(yaml): test.yaml: the alias *m at line 3 is inside the collection &m it names: recursive "
+                + "structures are not taken", refused("model: &m\n  name: x\n  parallelism: *m\n").getMessage());
+        assertTrue(refused("model:\n  name: x\nhydra: &h\n  a: [1, *h]\n").getMessage()
+                .contains("the alias *h at line 4 is inside the collection &h"));
+        StringBuilder laughs = new StringBuilder("a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for (char c = 'b'; c <= 'i'; c++) {
+            laughs.append(c).append(": &").append(c).append(" [").append(String.join(", ",
+                    java.util.Collections.nCopies(9, "*" + (char) (c - 1)))).append("]\n");
+        }
+        assertTrue(refused(laughs + "model: {name: x}\n").getMessage()
+                .contains("Number of aliases for non-scalar nodes exceeds the specified max=50"));
+        DlioConfigException big = refused("model:\n  name: x\n# " + "x".repeat(1 << 20) + "\n");
+        assertTrue(big.getMessage().contains("characters: the limit is 1048576 (1 MiB)"), big.getMessage());
+        // an alias of a collection that is closed is fine: DLIO configs share sections so
+        parse(MINIMAL + "hydra: &h {a: 1}\nreader: *h\n");
+        // overrides go through the same limits
+        DlioConfigException value = refused(MINIMAL, "++workload.model.name=" + "[".repeat(3000) + "]".repeat(3000));
+        assertTrue(value.getMessage().contains("the value nests mappings and sequences more than 64 deep"),
+                value.getMessage());
+        DlioConfigException path = refused(MINIMAL, "++workload." + "a.".repeat(100) + "b=1");
+        assertTrue(path.getMessage().endsWith("the key path is 101 keys deep: the limit is 64"), path.getMessage());
+    }
+
+    @Test
+    void the_yaml_file_is_a_regular_file_of_text(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path fifo = dir.resolve("fifo.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        for (var c : java.util.Map.of(fifo, "DLIO workload " + fifo + " is a FIFO (named pipe), not a regular file",
+                java.nio.file.Path.of("/dev/zero"), "DLIO workload /dev/zero is a character device, not a regular file",
+                dir, "DLIO workload " + dir + " is a directory, not a regular file",
+                java.nio.file.Files.write(dir.resolve("bin.yaml"), new byte[] {'m', ':', ' ', (byte) 0xff}),
+                "DLIO workload " + dir.resolve("bin.yaml") + " is not UTF-8 text (a binary byte at offset 3)")
+                .entrySet()) {
+            var e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20),
+                    () -> assertThrows(IllegalArgumentException.class, () -> DlioConfigReader.read(c.getKey(),
+                            List.of())));
+            assertEquals(c.getValue(), e.getMessage());
+        }
+    }
+
+    @Test
     void a_hydra_run_config_nests_the_workload() {
         DlioConfig c = parse("workload:\n  model:\n    name: nested\n    num_layers: 2\n");
         assertEquals("nested", c.model().name());

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -248,5 +249,44 @@ class DlioRunTest {
         DlioConfigException e = assertThrows(DlioConfigException.class, () -> DlioRun.run(plan,
                 RankGroup.inProcess(4), DlioRun.Options.defaults()));
         assertEquals("workflow.checkpoint", e.key());
+    }
+    @Test
+    void what_a_run_would_meet_halfway_is_refused_before_its_first_byte() throws Exception {
+        // a checkpoint folder that is a file
+        Path file = Files.writeString(dir.resolve("not-a-folder"), "x");
+        CheckpointPlan plan = CheckpointPlan.of(tiny("++workload.checkpoint.checkpoint_folder=" + file), 4);
+        DlioConfigException folder = assertThrows(DlioConfigException.class, () -> DlioRun.run(plan,
+                RankGroup.inProcess(4), DlioRun.Options.defaults()));
+        assertEquals("checkpoint.checkpoint_folder: " + file + " is not a folder", folder.getMessage());
+        // a file of 0 bytes to an object store: refused up front, not after the other files were written
+        DlioConfig empty = DlioConfigReader.parse(CheckpointPlanTest.PREDEFINED, "inline",
+                List.of("++workload.storage.storage_type=s3", "++workload.storage.storage_root=bucket",
+                        "++workload.checkpoint.num_checkpoints_write=1"));
+        DlioConfigException zero = assertThrows(DlioConfigException.class, () -> DlioRun.check(
+                CheckpointPlan.of(empty, 2), DlioRun.Options.defaults()));
+        assertEquals("storage.storage_root", zero.key());
+        assertTrue(zero.getMessage().contains("zero_pp_rank_0_mp_rank_0_optim_states.pt of 0 bytes is planned; "
+                + "streaming checkpoints to s3://bucket/checkpoints need at least one byte"), zero.getMessage());
+        assertFalse(Files.exists(dir.resolve("ckpt")), "nothing written");
+    }
+
+    @Test
+    void the_output_folder_is_checked_before_the_run() throws Exception {
+        Path file = Files.writeString(dir.resolve("out-file"), "x");
+        IllegalArgumentException notAFolder = assertThrows(IllegalArgumentException.class,
+                () -> DlioResult.checkOutput(file, "--output", List.of(0)));
+        assertEquals("--output " + file + " is a regular file, not a folder", notAFolder.getMessage());
+        Path out = Files.createDirectories(dir.resolve("out/summary.json"));
+        IllegalArgumentException taken = assertThrows(IllegalArgumentException.class,
+                () -> DlioResult.checkOutput(out.getParent(), "--output", List.of(0, 1)));
+        assertEquals("--output " + out.getParent() + ": summary.json is a directory, where DLIO's output file goes",
+                taken.getMessage());
+        DlioResult.checkOutput(out.getParent(), "--output", List.of(1)); // rank 1 alone writes no summary.json
+        Path fresh = dir.resolve("new/deeper");
+        DlioResult.checkOutput(fresh, "--output", List.of(0));
+        assertTrue(Files.isDirectory(fresh));
+        try (Stream<Path> s = Files.list(fresh)) {
+            assertEquals(0, s.count(), "the probe file is removed");
+        }
     }
 }

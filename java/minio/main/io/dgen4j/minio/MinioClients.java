@@ -31,10 +31,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds MinIO clients, one per endpoint (each owns an OkHttp connection pool and dispatcher).
- * OkHttp's dispatcher allows 5 requests per host by default: ours allows the parts in flight plus a
- * few for HEADs and aborts, on daemon threads (OkHttp's own are not, and would hold a JVM up to a
- * minute after its last request).
+ * Builds MinIO clients: one per endpoint, over one OkHttp client (connection pool, dispatcher,
+ * threads) per endpoint set ({@link #share}), or of its own ({@link #open}). OkHttp's dispatcher
+ * allows 5 requests per host by default: ours allows the parts in flight plus a few for HEADs and
+ * aborts per endpoint, on daemon threads (OkHttp's own are not, and would hold a JVM up to a minute
+ * after its last request).
  */
 final class MinioClients {
     private static final Logger LOG = LoggerFactory.getLogger(MinioClients.class);
@@ -45,20 +46,49 @@ final class MinioClients {
     /** What a client is made from. */
     private record Key(S3Settings settings, MinioOptions options, int maxConcurrency) {}
 
-    /** A client and what it owns: its OkHttp client and the daemon threads that run its calls. */
-    record Entry(MinioAsyncClient client, OkHttpClient http, ExecutorService executor) implements AutoCloseable {
-        /** Closes the client, cancels its calls, drops its connections and stops its threads. */
+    /**
+     * A client, its OkHttp client and the daemon threads that run its calls.
+     *
+     * @param ownsHttp whether the OkHttp client is this client's alone (else an endpoint set's, closed by it)
+     */
+    record Entry(MinioAsyncClient client, OkHttpClient http, ExecutorService executor, boolean ownsHttp)
+            implements AutoCloseable {
+        /** Closes the client and, when they are its own, cancels its calls, drops its connections and stops its threads. */
         @Override
         public void close() {
             try {
                 client.close();
-                http.dispatcher().cancelAll();
-                http.connectionPool().evictAll();
-                executor.shutdown();
+                if (ownsHttp) {
+                    closeHttp(http, executor);
+                }
             } catch (Exception ex) {
                 LOG.warn("closing a MinIO client failed: {}", ex.toString());
             }
         }
+    }
+
+    /** One OkHttp client shared by the MinIO clients of an endpoint set, and its threads. */
+    record Shared(OkHttpClient http, ExecutorService executor) implements AutoCloseable {
+        /** A MinIO client for the one endpoint of {@code one} over the shared OkHttp client. */
+        Entry client(S3Settings one) {
+            return new Entry(minio(one, http), http, executor, false);
+        }
+
+        /** Cancels every call, drops the connections and stops the threads. */
+        @Override
+        public void close() {
+            try {
+                closeHttp(http, executor);
+            } catch (Exception ex) {
+                LOG.warn("closing a MinIO HTTP client failed: {}", ex.toString());
+            }
+        }
+    }
+
+    private static void closeHttp(OkHttpClient http, ExecutorService executor) {
+        http.dispatcher().cancelAll();
+        http.connectionPool().evictAll();
+        executor.shutdown();
     }
 
     /** Connections for {@code requests} in flight: a few more for HEADs and aborts, a power of two, at least 16. */
@@ -73,11 +103,23 @@ final class MinioClients {
      * @throws IOException when the CA bundle cannot be read
      */
     static Entry open(S3Settings settings, MinioOptions options, int maxConcurrency) throws IOException {
-        X509TrustManager trust = settings.caBundle().isPresent() ? trustManager(settings) : null;
-        return build(new Key(settings, options, maxConcurrency), trust);
+        Shared http = share(settings, options, maxConcurrency, 1);
+        return new Entry(minio(settings, http.http()), http.http(), http.executor(), true);
     }
 
-    private static Entry build(Key k, X509TrustManager trust) {
+    /**
+     * An OkHttp client for {@code endpoints} endpoints of these settings, {@code maxConcurrency}
+     * requests at once to each; the caller closes it after the MinIO clients made over it.
+     *
+     * @throws IOException when the CA bundle cannot be read
+     */
+    static Shared share(S3Settings settings, MinioOptions options, int maxConcurrency, int endpoints)
+            throws IOException {
+        X509TrustManager trust = settings.caBundle().isPresent() ? trustManager(settings) : null;
+        return http(new Key(settings, options, maxConcurrency), trust, endpoints);
+    }
+
+    private static Shared http(Key k, X509TrustManager trust, int endpoints) {
         S3Settings s = k.settings();
         ExecutorService executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), r -> {
@@ -86,7 +128,8 @@ final class MinioClients {
                     return t;
                 });
         Dispatcher dispatcher = new Dispatcher(executor);
-        dispatcher.setMaxRequests(k.maxConcurrency());
+        // per endpoint as a client of its own would; the callers bound the requests of the whole set
+        dispatcher.setMaxRequests((int) Math.min(Integer.MAX_VALUE, (long) k.maxConcurrency() * endpoints));
         dispatcher.setMaxRequestsPerHost(k.maxConcurrency());
         Duration attempt = s.apiCallAttemptTimeout().orElse(Duration.ofMinutes(5));
         OkHttpClient.Builder http = new OkHttpClient.Builder()
@@ -109,7 +152,13 @@ final class MinioClients {
             }
         }
         k.options().http().accept(http);
-        OkHttpClient okhttp = http.build();
+        LOG.debug("new OkHttp client for MinIO: {}, {} connections per endpoint, {} endpoint(s)", s,
+                k.maxConcurrency(), endpoints);
+        return new Shared(http.build(), executor);
+    }
+
+    /** A MinIO client for the one endpoint of {@code s} over {@code okhttp} (which it does not close). */
+    private static MinioAsyncClient minio(S3Settings s, OkHttpClient okhttp) {
         HttpUrl url = HttpUrl.get(s.endpoint().map(Object::toString).orElse("https://s3.amazonaws.com"));
         MinioAsyncClient.Builder b = MinioAsyncClient.builder().endpoint(url).region(s.region())
                 .httpClient(okhttp, false);
@@ -123,8 +172,7 @@ final class MinioClients {
         } else {
             client.enableVirtualStyleEndpoint();
         }
-        LOG.debug("new MinIO client: {}, {} connections", s, k.maxConcurrency());
-        return new Entry(client, okhttp, executor);
+        return client;
     }
 
     private static X509TrustManager trustManager(S3Settings s) throws IOException {

@@ -1,6 +1,7 @@
 package io.dgen4j.minio;
 
 import io.dgen4j.s3.MultipartWriter;
+import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.RangedReader;
 import io.dgen4j.s3.S3Endpoints;
 import io.dgen4j.s3.S3Location;
@@ -18,9 +19,9 @@ import java.util.Set;
 
 /**
  * The {@code minio} backend: {@code s3://bucket/key} through the MinIO Java client's
- * {@code MinioAsyncClient} on OkHttp, one client per endpoint ({@link MinioTransport}), driven by the
- * client-neutral S3 driver ({@link MultipartWriter}, {@link RangedReader} over an {@link S3Endpoints}
- * pool: per-part balancing over the settings' endpoint set, failover, per-endpoint statistics).
+ * {@code MinioAsyncClient}, one per endpoint over one OkHttp client per endpoint set
+ * ({@link MinioTransport}), driven by the client-neutral S3 driver ({@link MultipartWriter},
+ * {@link RangedReader} over an {@link S3Endpoints} pool: per-part balancing over the settings' endpoint set, failover, per-endpoint statistics).
  * Settings come from the request's {@link S3Settings} (else from the environment and {@code .env},
  * {@link S3Settings#fromEnvironment}), plus optional {@link MinioOptions}.
  *
@@ -28,7 +29,7 @@ import java.util.Set;
  * measured faster than {@code aws} and used more client CPU per GiB (OkHttp copies every body into
  * its own buffers on the way to the socket; see {@link MinioTransport}). Pick it with {@code --backend minio} or {@code DGEN4J_S3_BACKEND=minio}.
  *
- * <p>Clients are created once per endpoint, settings, options and connection count and kept by the
+ * <p>Clients are created once per endpoint set, settings, options and connection count and kept by the
  * driver's process-wide pools; their threads are daemons. {@link #close()} releases this backend's
  * pools (a shutdown hook does at exit).
  */
@@ -52,6 +53,12 @@ public final class MinioStorageProvider implements StorageProvider, AutoCloseabl
     @Override
     public int priority() {
         return 3;
+    }
+
+    /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
+    @Override
+    public void checkWrite(WriteRequest request) {
+        PartPlan.check(request);
     }
 
     /**

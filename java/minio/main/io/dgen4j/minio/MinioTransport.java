@@ -1,9 +1,12 @@
 package io.dgen4j.minio;
 
+import io.dgen4j.s3.Crc32c;
+import io.dgen4j.s3.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Transport;
 import io.minio.AbortMultipartUploadArgs;
+import io.minio.Checksum;
 import io.minio.CompleteMultipartUploadArgs;
 import io.minio.CreateMultipartUploadArgs;
 import io.minio.GetObjectArgs;
@@ -26,7 +29,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,11 +36,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.zip.CRC32C;
 
 /**
  * The S3 calls of the {@code minio} backend against one endpoint, through a {@code MinioAsyncClient}
- * of its own (OkHttp, daemon threads), one call per method as {@link S3Transport} says.
+ * of its own over OkHttp (daemon threads; one OkHttp client shared by an endpoint set's transports),
+ * one call per method as {@link S3Transport} says.
  *
  * <p><b>No part-sized heap copy.</b> MinIO's builders take a file, a {@code byte[]} or its own
  * {@code io.minio.ByteBuffer}; {@link #uploadPart} and {@link #putObject} hand it a {@link SegmentBody},
@@ -47,11 +49,13 @@ import java.util.zip.CRC32C;
  * each part into a {@code byte[]} first cost a part-sized array per part in flight: 270 MiB of peak
  * RSS for a save with the launcher's heap, against 162 MiB now.)
  *
- * <p><b>No extra hashing pass.</b> With the default checksum mode ({@code WHEN_REQUIRED}) each part is
- * sent with {@code x-amz-content-sha256: UNSIGNED-PAYLOAD} and an {@code x-amz-checksum-crc32c}
- * computed here with the JDK's {@link CRC32C} (a CPU instruction, straight from the segment): MinIO
- * then skips its own SHA-256 (http) or byte-by-byte CRC32C (https) of the body, and the server still
- * checks each part's bytes. {@code FULL} leaves the hashing to MinIO (a signed SHA-256 payload).
+ * <p><b>No extra hashing pass.</b> In the {@code CRC32C} and {@code WHEN_REQUIRED} checksum modes each
+ * part is sent with {@code x-amz-content-sha256: UNSIGNED-PAYLOAD} and an {@code x-amz-checksum-crc32c}
+ * computed with the JDK's CRC32C (a CPU instruction, straight from the segment; by the driver in
+ * {@code CRC32C} mode, which also creates the upload for a full-object CRC32C and completes it with
+ * the parts' and the object's CRCs): MinIO then skips its own SHA-256 (http) or byte-by-byte CRC32C
+ * (https) of the body, and the server still checks each part's bytes. {@code FULL} leaves the hashing
+ * to MinIO (a signed SHA-256 payload).
  *
  * <p>Ranged GETs hand their body out as an {@code InputStream}: it is read on the client's own
  * threads through a per-thread 1 MiB array into the caller's segment.
@@ -68,6 +72,7 @@ public final class MinioTransport implements S3Transport {
     private final MinioAsyncClient client;
     private final PartCounters counters;
     private final boolean unsignedWithCrc;
+    private final boolean crc32c;
     private final int expectedInFlight;
 
     private MinioTransport(S3Settings settings, MinioClients.Entry entry, PartCounters counters) {
@@ -77,6 +82,7 @@ public final class MinioTransport implements S3Transport {
         this.client = entry.client();
         this.counters = counters;
         this.unsignedWithCrc = settings.checksumMode() != S3Settings.ChecksumMode.FULL;
+        this.crc32c = settings.checksumMode() == S3Settings.ChecksumMode.CRC32C;
         this.expectedInFlight = settings.maxInFlight().orElse(1);
     }
 
@@ -93,6 +99,14 @@ public final class MinioTransport implements S3Transport {
             throws IOException {
         S3Settings one = settings.endpointSet().isPresent() ? settings.perEndpoint().getFirst() : settings;
         return new MinioTransport(one, MinioClients.open(one, options, connections), counters);
+    }
+
+    /**
+     * A transport for the one endpoint of {@code one} over an endpoint set's shared OkHttp client
+     * (closing it leaves that client open).
+     */
+    static MinioTransport over(MinioClients.Shared http, S3Settings one, PartCounters counters) {
+        return new MinioTransport(one, http.client(one), counters);
     }
 
     @Override
@@ -112,8 +126,19 @@ public final class MinioTransport implements S3Transport {
 
     @Override
     public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
+        return createMultipartUpload(where, metadata, false);
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata,
+                                                           boolean crc32c) {
+        Http.Headers headers = metadataHeaders(metadata);
+        if (crc32c) {
+            headers.set("x-amz-checksum-algorithm", "CRC32C");
+            headers.set("x-amz-checksum-type", "FULL_OBJECT");
+        }
         return start(() -> client.createMultipartUpload(CreateMultipartUploadArgs.builder().bucket(where.bucket())
-                .object(where.key()).headers(metadataHeaders(metadata)).build()))
+                .object(where.key()).headers(headers).build()))
                 .thenApply(r -> r.result().uploadId());
     }
 
@@ -126,14 +151,23 @@ public final class MinioTransport implements S3Transport {
     @Override
     public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
                                                       MemorySegment body) {
+        return uploadPart(where, uploadId, partNumber, body, null);
+    }
+
+    /** As {@link #uploadPart(S3Location, String, int, MemorySegment)}, with the CRC32C given when not null. */
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body, String crc32c) {
         CompletableFuture<io.minio.UploadPartResponse> call;
-        String checksum = null;
+        String checksum = crc32c;
         try {
             Http.Headers headers = new Http.Headers();
             long crcNanos = 0;
-            if (unsignedWithCrc) {
+            if (checksum != null || unsignedWithCrc) {
                 long t0 = System.nanoTime();
-                checksum = crc32c(body);
+                if (checksum == null) {
+                    checksum = crc32c(body);
+                }
                 crcNanos = System.nanoTime() - t0;
                 headers = new Http.Headers("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD", "x-amz-checksum-crc32c",
                         checksum);
@@ -160,20 +194,28 @@ public final class MinioTransport implements S3Transport {
 
     /** The CRC32C of the segment, big-endian, in base 64 (the {@code x-amz-checksum-crc32c} form). */
     static String crc32c(MemorySegment body) {
-        CRC32C crc = new CRC32C();
-        crc.update(body.asByteBuffer());
-        int v = (int) crc.getValue();
-        return Base64.getEncoder().encodeToString(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8),
-            (byte) v});
+        return Crc32c.base64(Crc32c.of(body));
     }
 
     @Override
     public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId,
                                                            List<UploadedPart> parts) {
-        Part[] list = parts.stream().map(p -> new Part(p.number(), p.etag())).toArray(Part[]::new);
-        return start(() -> client.completeMultipartUpload(CompleteMultipartUploadArgs.builder()
-                .bucket(where.bucket()).object(where.key()).uploadId(uploadId).parts(list).build()))
-                .thenApply(r -> null);
+        return completeMultipartUpload(where, uploadId, parts, null).thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<String> completeMultipartUpload(S3Location where, String uploadId,
+                                                             List<UploadedPart> parts, String crc32c) {
+        Part[] list = parts.stream().map(p -> crc32c == null ? new Part(p.number(), p.etag())
+                : new Part(p.number(), p.etag(), null, p.checksum(), null, null, null)).toArray(Part[]::new);
+        return start(() -> {
+            CompleteMultipartUploadArgs.Builder b = CompleteMultipartUploadArgs.builder().bucket(where.bucket())
+                    .object(where.key()).uploadId(uploadId).parts(list);
+            if (crc32c != null) {
+                b.extraHeaders(new Http.Headers("x-amz-checksum-crc32c", crc32c, "x-amz-checksum-type", "FULL_OBJECT"));
+            }
+            return client.completeMultipartUpload(b.build());
+        }).thenApply(r -> crc32c == null ? null : r.checksumCRC32C());
     }
 
     @Override
@@ -222,7 +264,7 @@ public final class MinioTransport implements S3Transport {
     @Override
     public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
         return start(() -> client.statObject(StatObjectArgs.builder().bucket(where.bucket()).object(where.key())
-                .build()))
+                .fetchChecksum(crc32c).build()))
                 .handle((h, e) -> {
                     if (e != null) {
                         if (MinioErrors.notFound(e)) {
@@ -230,7 +272,8 @@ public final class MinioTransport implements S3Transport {
                         }
                         throw e instanceof CompletionException c ? c : new CompletionException(e);
                     }
-                    return Optional.of(new ObjectHead(h.size(), h.etag(), userMetadata(h)));
+                    return Optional.of(new ObjectHead(h.size(), h.etag(), userMetadata(h),
+                            crc32c && h.checksums() != null ? h.checksums().get(Checksum.Algorithm.CRC32C) : null));
                 });
     }
 
@@ -276,6 +319,10 @@ public final class MinioTransport implements S3Transport {
             return client.getObject(req.build());
         }).thenApplyAsync(in -> {
             try (GetObjectResponse body = in) {
+                String got = body.headers().get("ETag");
+                if (!S3Transport.sameETag(etag, got)) {
+                    throw new ETagChanged("GetObject " + range, where, endpoint, etag, got);
+                }
                 return readInto(body, dst, len, where, range);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -316,6 +363,18 @@ public final class MinioTransport implements S3Transport {
         if (t instanceof UncheckedIOException u) {
             t = u.getCause();
         }
+        if (t instanceof ETagChanged) {
+            return FailureKind.CHANGED;
+        }
+        if (t instanceof ErrorResponseException e && e.response() != null) {
+            String code = MinioErrors.code(e);
+            if (S3Errors.preconditionFailed(e.response().code())) {
+                return FailureKind.CHANGED;
+            }
+            if (S3Errors.corrupted(e.response().code(), code)) {
+                return FailureKind.CORRUPTED;
+            }
+        }
         if (t instanceof ErrorResponseException e) {
             int status = e.response() == null ? 0 : e.response().code();
             // 5xx, and 429: this gateway throttles (another may not)
@@ -342,6 +401,9 @@ public final class MinioTransport implements S3Transport {
         Throwable t = MinioErrors.unwrap(failure);
         if (t instanceof UncheckedIOException u) {
             t = u.getCause();
+        }
+        if (t instanceof ETagChanged) {
+            return new IOException(t.getMessage(), t);
         }
         return MinioErrors.io(operation, where, settings, t);
     }

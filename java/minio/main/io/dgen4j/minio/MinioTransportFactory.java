@@ -8,7 +8,8 @@ import java.util.Objects;
 
 /**
  * Makes the {@code minio} backend's {@link S3Transport}s: one {@code MinioAsyncClient} per endpoint,
- * its OkHttp client adjusted by these {@link MinioOptions} and allowed this many connections.
+ * over one OkHttp client per endpoint set (see {@link #group}) adjusted by these {@link MinioOptions}
+ * and allowed this many connections per endpoint.
  * Registered with {@code ServiceLoader} (defaults: no options, 128 connections); the provider makes
  * its own per request, equal by value, so that equal ones share a pool of clients. Every transport of
  * the process counts its parts in one {@link PartCounters}.
@@ -45,6 +46,30 @@ public record MinioTransportFactory(MinioOptions options, int maxConnections) im
     @Override
     public MinioTransport open(S3Settings settings) throws IOException {
         return MinioTransport.open(settings, options, maxConnections, COUNTERS);
+    }
+
+    /**
+     * One OkHttp client (connection pool, dispatcher, threads) for every endpoint of
+     * {@code settings}, {@code maxConnections} requests at once to each, and each endpoint's
+     * transport a {@code MinioAsyncClient} of its own over it (a few KiB).
+     *
+     * @throws IOException when the CA bundle cannot be read
+     */
+    @Override
+    public Group group(S3Settings settings) throws IOException {
+        java.util.List<S3Settings> each = settings.perEndpoint();
+        MinioClients.Shared http = MinioClients.share(each.getFirst(), options, maxConnections, each.size());
+        return new Group() {
+            @Override
+            public S3Transport open(S3Settings one) {
+                return MinioTransport.over(http, one, COUNTERS);
+            }
+
+            @Override
+            public void close() {
+                http.close();
+            }
+        };
     }
 
     /** What every transport's part uploads did (for tests and figures). */

@@ -207,7 +207,7 @@ class MinioTransportTest {
             assertEquals(whole.asSlice(0, MIB).mismatch(tail), -1);
             // a replaced object: the old ETag is refused by the server
             Throwable e = failure(t.getRange(where, 0, tail, "\"0123456789abcdef0123456789abcdef\""));
-            assertEquals(FailureKind.REQUEST, t.classify(e));
+            assertEquals(FailureKind.CHANGED, t.classify(e));
             String line = t.describe("GetObject bytes=0-1048575", where, e).getMessage();
             assertTrue(line.contains("HTTP 412"), line);
             assertTrue(line.startsWith("GetObject bytes=0-1048575 of " + where + " at " + S3.endpoint()), line);

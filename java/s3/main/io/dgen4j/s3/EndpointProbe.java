@@ -29,6 +29,12 @@ public final class EndpointProbe {
         int port = e.getPort() > 0 ? e.getPort() : "https".equalsIgnoreCase(e.getScheme()) ? 443 : 80;
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(e.getHost(), port), TIMEOUT_MS);
+        } catch (java.net.UnknownHostException ex) {
+            // its message is the bare host name, and the transports quote the root cause's message:
+            // the root says what it is (the JDK's exception adds nothing else)
+            java.net.UnknownHostException named = new java.net.UnknownHostException("unknown host " + e.getHost());
+            throw new IOException(String.format("%s: cannot connect to the S3 endpoint %s: %s", what,
+                    settings.endpointDescription(), named.getMessage()), named);
         } catch (IOException ex) {
             throw new IOException(String.format("%s: cannot connect to the S3 endpoint %s: %s", what,
                     settings.endpointDescription(), ex.getMessage() == null ? ex.toString() : ex.getMessage()), ex);

@@ -41,6 +41,8 @@ public final class EndpointSet {
     public static final String PIN_VAR = "S3_PIN_UPLOAD";
     /** The most endpoints one set may hold (a template or file naming more is refused as a mistake). */
     public static final int MAX_ENDPOINTS = 4096;
+    /** The most endpoints a message lists one by one. */
+    private static final int LISTED = 8;
 
     /** How each request picks its endpoint. */
     public enum Strategy {
@@ -77,6 +79,17 @@ public final class EndpointSet {
     private EndpointSet(Builder b) {
         if (b.endpoints.isEmpty()) {
             throw new IllegalArgumentException("an endpoint set needs at least one endpoint");
+        }
+        if (b.endpoints.size() > MAX_ENDPOINTS) {
+            throw new IllegalArgumentException(String.format("an endpoint set holds at most %d endpoints, not %d",
+                    MAX_ENDPOINTS, b.endpoints.size()));
+        }
+        Map<String, Integer> seen = new java.util.HashMap<>();
+        for (int i = 0; i < b.endpoints.size(); i++) {
+            Integer first = seen.putIfAbsent(EndpointSources.identity(b.endpoints.get(i)), i + 1);
+            if (first != null) {
+                throw EndpointSources.duplicate("endpoint " + (i + 1), "endpoint " + first, b.endpoints.get(i));
+            }
         }
         this.endpoints = List.copyOf(b.endpoints);
         this.strategy = b.strategy;
@@ -172,7 +185,7 @@ public final class EndpointSet {
         return EndpointSources.file(Objects.requireNonNull(file, "file"), source);
     }
 
-    /** The endpoints, in the order given (duplicates kept: a duplicate weighs twice). */
+    /** The endpoints, in the order given (each once: a set with a duplicate is refused). */
     public List<URI> endpoints() {
         return endpoints;
     }
@@ -211,7 +224,21 @@ public final class EndpointSet {
     public String toString() {
         return endpoints.size() == 1 ? endpoints.getFirst().toString()
                 : String.format("%d endpoints (%s%s): %s", endpoints.size(), strategy.label(),
-                        pinUpload ? ", pinned uploads" : "", endpoints);
+                        pinUpload ? ", pinned uploads" : "", listed());
+    }
+
+    /** The endpoints for messages: all of a small set; of a large one, the first few, a count and the last. */
+    private String listed() {
+        int n = endpoints.size();
+        if (n <= LISTED) {
+            return endpoints.toString();
+        }
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < LISTED - 2; i++) {
+            b.append(endpoints.get(i)).append(", ");
+        }
+        return b.append("... ").append(n - LISTED + 1).append(" more ..., ").append(endpoints.getLast()).append(']')
+                .toString();
     }
 
     /** Builds an {@link EndpointSet}. */

@@ -1,14 +1,14 @@
 package io.dgen4j.s3;
 
 import io.dgen4j.launch.LaunchInfo;
+import io.dgen4j.storage.ConfigFiles;
+import io.dgen4j.storage.Secrets;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.MalformedInputException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -78,11 +78,23 @@ final class EndpointSources {
     static List<URI> list(String text, String source) {
         String[] parts = text.split(",", -1);
         List<URI> out = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < parts.length; i++) {
             if (parts[i].isBlank()) {
                 continue;
             }
-            out.add(endpoint(parts[i], String.format("%s entry %d", source, i + 1)));
+            // labels by concatenation, not String.format: a set of thousands is checked at every start
+            String what = source + " entry " + (i + 1);
+            URI u = endpoint(parts[i], what);
+            Integer first = seen.putIfAbsent(identity(u), i + 1);
+            if (first != null) {
+                throw duplicate(what, "entry " + first, u);
+            }
+            out.add(u);
+            if (out.size() > EndpointSet.MAX_ENDPOINTS) {
+                throw new IllegalArgumentException(String.format("%s lists more than %d endpoints", source,
+                        EndpointSet.MAX_ENDPOINTS));
+            }
         }
         if (out.isEmpty()) {
             throw new IllegalArgumentException(source + " lists no endpoint");
@@ -107,9 +119,16 @@ final class EndpointSources {
     static List<URI> template(String template, String source) {
         List<String> texts = expand(template, source);
         List<URI> out = new ArrayList<>(texts.size());
+        Map<String, Integer> seen = new HashMap<>();
+        String masked = Secrets.mask(template); // once: the labels are made for every entry
         for (int i = 0; i < texts.size(); i++) {
-            out.add(endpoint(texts.get(i), String.format("%s '%s' expansion %d", source,
-                    template, i + 1)));
+            String what = source + " '" + masked + "' expansion " + (i + 1);
+            URI u = endpoint(texts.get(i), what);
+            Integer first = seen.putIfAbsent(identity(u), i + 1);
+            if (first != null) {
+                throw duplicate(what, "expansion " + first, u);
+            }
+            out.add(u);
         }
         return out;
     }
@@ -120,23 +139,24 @@ final class EndpointSources {
      * width); with several ranges, every combination, the leftmost range varying slowest.
      */
     static List<String> expand(String template, String source) {
+        String shown = Secrets.mask(template); // messages echo the template, never its user:secret@
         List<String> literals = new ArrayList<>();
         List<List<String>> ranges = new ArrayList<>();
         Matcher m = RANGE.matcher(template);
         int at = 0;
         long count = 1;
         while (m.find()) {
-            literals.add(literal(template.substring(at, m.start()), template, source));
-            List<String> values = range(m.group(), m.group(1), m.group(2), template, source);
+            literals.add(literal(template.substring(at, m.start()), shown, source));
+            List<String> values = range(m.group(), m.group(1), m.group(2), shown, source);
             count *= values.size();
             if (count > EndpointSet.MAX_ENDPOINTS) {
                 throw new IllegalArgumentException(String.format("%s '%s' expands to more than %d endpoints", source,
-                        template, EndpointSet.MAX_ENDPOINTS));
+                        shown, EndpointSet.MAX_ENDPOINTS));
             }
             ranges.add(values);
             at = m.end();
         }
-        literals.add(literal(template.substring(at), template, source));
+        literals.add(literal(template.substring(at), shown, source));
         List<String> out = new ArrayList<>();
         combine(literals, ranges, 0, new StringBuilder(), out);
         return out;
@@ -201,16 +221,16 @@ final class EndpointSources {
     static List<URI> file(Path file, String source) {
         List<String> lines;
         try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            // a regular UTF-8 file of at most 1 MiB: a FIFO does not block, /dev/zero does not fill the heap
+            lines = ConfigFiles.read(file, source).lines().toList();
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(String.format("%s: no such file", source), e);
-        } catch (MalformedInputException e) {
-            throw new IllegalArgumentException(String.format("%s: not UTF-8 text", source), e);
         } catch (IOException e) {
             throw new IllegalArgumentException(String.format("%s: cannot read it: %s", source,
                     e.getMessage() == null ? e.toString() : e.getMessage()), e);
         }
         List<URI> out = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
         for (int n = 0; n < lines.size(); n++) {
             String line = lines.get(n);
             int hash = line.indexOf('#');
@@ -220,7 +240,13 @@ final class EndpointSources {
             if (line.isBlank()) {
                 continue;
             }
-            out.add(endpoint(line, String.format("%s:%d", source, n + 1)));
+            String what = source + ":" + (n + 1);
+            URI u = endpoint(line, what);
+            Integer first = seen.putIfAbsent(identity(u), n + 1);
+            if (first != null) {
+                throw duplicate(what, "line " + first, u);
+            }
+            out.add(u);
             if (out.size() > EndpointSet.MAX_ENDPOINTS) {
                 throw new IllegalArgumentException(String.format("%s lists more than %d endpoints", source,
                         EndpointSet.MAX_ENDPOINTS));
@@ -231,6 +257,31 @@ final class EndpointSources {
                     source));
         }
         return out;
+    }
+
+    /**
+     * What makes two endpoint URLs the same endpoint: the scheme and host in lower case, the port
+     * (the scheme's default when none is written) and the path without a trailing slash.
+     */
+    static String identity(URI u) {
+        String scheme = u.getScheme().toLowerCase(Locale.ROOT);
+        int port = u.getPort() >= 0 ? u.getPort() : scheme.equals("https") ? 443 : 80;
+        String path = u.getRawPath() == null ? "" : u.getRawPath();
+        int end = path.length();
+        while (end > 0 && path.charAt(end - 1) == '/') {
+            end--;
+        }
+        return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port + path.substring(0, end);
+    }
+
+    /**
+     * A set names each endpoint once: a repeat is refused, not merged, since the endpoint's health
+     * and connections are one whatever its count, and a merge would silently move every later
+     * endpoint's place (which {@code rank} balancing reads).
+     */
+    static IllegalArgumentException duplicate(String what, String first, URI u) {
+        return new IllegalArgumentException(String.format("%s repeats %s (%s): name each endpoint once (a set "
+                + "with a duplicate is refused, not merged)", what, first, u));
     }
 
     /** {@code 1}, {@code true}, {@code yes}, {@code on} (any case) are true; unset, blank, {@code 0}, {@code false}, {@code no}, {@code off} false. */

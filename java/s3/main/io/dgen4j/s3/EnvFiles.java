@@ -1,9 +1,8 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.storage.ConfigFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -21,7 +20,7 @@ final class EnvFiles {
 
     /** The variables of a {@code .env} file; empty when there is none. */
     static Map<String, String> readDotEnv(Path file) {
-        return read(file).map(lines -> parseDotEnv(lines, file.toString())).orElse(Map.of());
+        return read(file, ".env file").map(lines -> parseDotEnv(lines, file.toString())).orElse(Map.of());
     }
 
     /**
@@ -84,8 +83,8 @@ final class EnvFiles {
      * The keys of one section of an INI file ({@code [name]}; {@code key = value}; {@code #} and
      * {@code ;} comments); empty when the file or the section is missing.
      */
-    static Optional<Map<String, String>> iniSection(Path file, String section) {
-        return read(file).flatMap(lines -> parseIniSection(lines, section));
+    static Optional<Map<String, String>> iniSection(Path file, String what, String section) {
+        return read(file, what).flatMap(lines -> parseIniSection(lines, section));
     }
 
     static Optional<Map<String, String>> parseIniSection(List<String> lines, String section) {
@@ -111,9 +110,13 @@ final class EnvFiles {
         return Optional.ofNullable(keys);
     }
 
-    private static Optional<List<String>> read(Path file) {
+    /**
+     * The lines of {@code file} ({@code what} names it), empty when there is none; a file that is not a
+     * regular UTF-8 file of at most {@link ConfigFiles#MAX_BYTES} is refused ({@link ConfigFiles#read}).
+     */
+    private static Optional<List<String>> read(Path file, String what) {
         try {
-            return Optional.of(Files.readAllLines(file, StandardCharsets.UTF_8));
+            return Optional.of(ConfigFiles.read(file.toAbsolutePath(), what).lines().toList());
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

@@ -31,6 +31,14 @@ import org.slf4j.LoggerFactory;
  * together), each part sent straight from the caller's segment to the endpoint the strategy picks,
  * completed with the ETags in part order, then checked with a HEAD (size and metadata) every time.
  *
+ * <p>In {@link S3Settings.ChecksumMode#CRC32C} mode (the default) each part's CRC32C is computed
+ * from its segment once, before its first attempt, and sent with every attempt for the store to
+ * check; a part the store finds damaged ({@link S3Transport.FailureKind#CORRUPTED}) is sent again, the
+ * same bytes, to the endpoint the strategy picks, {@value #CORRUPTED_ATTEMPTS} times at most, then
+ * fails the write. The completion carries every part's CRC and the object's (combined from the
+ * parts'), and the CRC32C the store reports for the object, in the completion's answer and in the
+ * HEAD after it, must be dgen4j's; a mismatch deletes the object and fails the commit.
+ *
  * <p>{@link #write} returns only once its parts are acknowledged (or failed), so the caller may
  * reuse the segment as soon as it returns; the pipeline's writer threads give the parallelism.
  * A part whose endpoint fails (connect refused or reset, timeout, 5xx) is sent again, from the
@@ -47,6 +55,8 @@ public final class MultipartWriter implements StorageWriter {
     /** An unstarted thread: a segment accessible by it is accessible by the client's threads. */
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
     private static final long SETTLE_SECONDS = 60;
+    /** Attempts of a part that the store finds damaged, before the write fails. */
+    static final int CORRUPTED_ATTEMPTS = 3;
 
     private enum State { OPEN, COMMITTED, ABORTED, FAILED_CHECK }
 
@@ -58,6 +68,10 @@ public final class MultipartWriter implements StorageWriter {
     private final Map<String, Object> expectedMetadata;
     private final int inFlight;
     private final Semaphore permits;
+    /** Whether parts carry their CRC32C ({@link S3Settings.ChecksumMode#CRC32C}). */
+    private final boolean crc32c;
+    /** Each part's CRC32C, computed before its first attempt, by number. */
+    private final Map<Integer, Integer> partCrcs = new ConcurrentHashMap<>();
     /** Each acknowledged part as its transport returned it (ETag and, where sent, checksum), by number. */
     private final ConcurrentSkipListMap<Integer, S3Transport.UploadedPart> etags = new ConcurrentSkipListMap<>();
     private final Set<CompletableFuture<?>> sending = ConcurrentHashMap.newKeySet();
@@ -77,6 +91,7 @@ public final class MultipartWriter implements StorageWriter {
         this.expectedMetadata = expectedMetadata;
         this.inFlight = inFlight;
         this.permits = new Semaphore(inFlight);
+        this.crc32c = pool.settings().checksumMode() == S3Settings.ChecksumMode.CRC32C;
     }
 
     /**
@@ -94,18 +109,14 @@ public final class MultipartWriter implements StorageWriter {
             throw new IllegalArgumentException("parts in flight must be >= 1, got " + inFlight);
         }
         // The pipeline writes whole chunks at their offsets: parts hold whole chunks.
-        long chunk = r.chunkSize();
-        PartPlan plan = PartPlan.of(r.size(), settings.partSizeFor(chunk > 0 ? chunk : PartPlan.MIN_PART_SIZE));
-        if (chunk > 0) {
-            plan.checkChunk(chunk);
-        }
+        PartPlan plan = PartPlan.forWrite(r, settings);
         String manifest = MetadataCodec.encode(r.metadata());
         Map<String, Object> expected = MetadataCodec.decode(Map.of(MetadataCodec.KEY, manifest), where.toString());
         MultipartWriter w = new MultipartWriter(pool, where, plan, manifest, expected, inFlight);
         w.requests.call("HeadBucket", x -> 0, t -> t.headBucket(where.bucket()));
         if (plan.parts() > 0) {
             w.uploadId = w.requests.call("CreateMultipartUpload", x -> 0,
-                    t -> t.createMultipartUpload(where, w.userMetadata));
+                    t -> t.createMultipartUpload(where, w.userMetadata, w.crc32c));
         }
         return w;
     }
@@ -158,6 +169,8 @@ public final class MultipartWriter implements StorageWriter {
         private final Deque<Integer> todo;
         private final BlockingQueue<Done> done = new LinkedBlockingQueue<>();
         private final Map<Integer, Requests.Attempts> attempts = new HashMap<>();
+        /** Attempts the store found damaged, by part number. */
+        private final Map<Integer, Integer> corrupted = new HashMap<>();
         private int outstanding;
         private IOException failed;
         private boolean interrupted;
@@ -216,10 +229,13 @@ public final class MultipartWriter implements StorageWriter {
 
         private void send(int n) {
             MemorySegment body = data.asSlice(plan.partOffset(n) - offset, plan.partLength(n));
+            // Computed once: a retry sends the same bytes with the same CRC, so a buffer that changed
+            // under the upload fails every attempt instead of storing the change.
+            String crc = crc32c ? Crc32c.base64(partCrcs.computeIfAbsent(n, k -> Crc32c.of(body))) : null;
             Requests.Sent<S3Transport.UploadedPart> s;
             try {
                 s = requests.send("UploadPart " + n, attempts.computeIfAbsent(n, k -> new Requests.Attempts()),
-                        t -> t.uploadPart(where, uploadId, n, body));
+                        t -> t.uploadPart(where, uploadId, n, body, crc));
             } catch (IOException e) {
                 permits.release();
                 failed = e;
@@ -239,18 +255,48 @@ public final class MultipartWriter implements StorageWriter {
             int n = d.number();
             Requests.Failure f = requests.finish(d.sent(), d.failure(), plan.partLength(n));
             if (f == null) {
+                Integer crc = partCrcs.get(n);
                 if (d.part() == null || d.part().etag() == null || d.part().etag().isEmpty()) {
                     fail(new IOException(String.format("UploadPart %d of %s at %s returned no ETag", n, where,
                             d.sent().endpoint().name())));
+                } else if (crc != null && d.part().checksum() != null
+                        && !d.part().checksum().equals(Crc32c.base64(crc))) {
+                    // the store kept a CRC of other bytes than were sent: as damaged as a refusal
+                    corrupted(n, d, new IOException(String.format("UploadPart %d of %s at %s: the store reports "
+                            + "CRC32C %s for the part, %s was sent", n, where, d.sent().endpoint().name(),
+                            d.part().checksum(), Crc32c.base64(crc))));
                 } else {
-                    etags.put(n, new S3Transport.UploadedPart(n, d.part().etag(), d.part().checksum()));
+                    etags.put(n, new S3Transport.UploadedPart(n, d.part().etag(),
+                            crc != null ? Crc32c.base64(crc) : d.part().checksum()));
                 }
+            } else if (f.kind() == S3Transport.FailureKind.CORRUPTED) {
+                corrupted(n, d, f.exception());
             } else if (f.endpointFault() && failed == null) {
                 attempts.get(n).failed(d.sent().endpoint(), f.exception());
                 todo.addFirst(n); // the same bytes, to another endpoint
             } else {
                 fail(f.exception());
             }
+        }
+
+        /**
+         * The store found part {@code n} damaged: sent again, the same bytes, while attempts are
+         * left (to the endpoint the strategy picks, this one included: the damage may be the way's,
+         * not the endpoint's), else the write fails.
+         */
+        private void corrupted(int n, Done d, IOException cause) {
+            int times = corrupted.merge(n, 1, Integer::sum);
+            LOG.warn("UploadPart {} of {}: the store found the bytes damaged on their way (attempt {} of {}): {}", n,
+                    where, times, CORRUPTED_ATTEMPTS, cause.getMessage());
+            if (failed != null) {
+                return;
+            }
+            if (times < CORRUPTED_ATTEMPTS) {
+                todo.addFirst(n);
+                return;
+            }
+            fail(new IOException(String.format("%s (%d attempts, the store found the bytes damaged each time: they "
+                    + "change between this process and the store)", cause.getMessage(), times), cause));
         }
 
         private void fail(IOException e) {
@@ -302,9 +348,11 @@ public final class MultipartWriter implements StorageWriter {
      * Any other object there is not ours: the save fails saying so and leaves it alone.
      */
     private void complete(List<S3Transport.UploadedPart> parts) throws IOException {
+        String objectCrc = crc32c ? Crc32c.base64(objectCrc()) : null;
+        String reported = null;
         try {
-            requests.call("CompleteMultipartUpload", x -> 0,
-                    t -> t.completeMultipartUpload(where, uploadId, parts));
+            reported = requests.call("CompleteMultipartUpload", x -> 0,
+                    t -> t.completeMultipartUpload(where, uploadId, parts, objectCrc));
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
@@ -328,9 +376,44 @@ public final class MultipartWriter implements StorageWriter {
             LOG.info("CompleteMultipartUpload of {} failed, but the upload is gone and the object in place is the one "
                     + "sent: completed ({})", where, e.getMessage());
         }
+        String problem = crc32c ? crcProblem(reported, "the completion's answer") : null;
+        if (problem != null) {
+            deleteFailed(problem);
+        }
     }
 
-    /** What differs between the object {@code h} found and the one sent, or null when nothing does. */
+    /** The object's CRC32C, combined from its parts' in order (no pass over the data). */
+    private int objectCrc() {
+        int crc = 0;
+        for (int n = 1; n <= plan.parts(); n++) {
+            int part = partCrcs.get(n);
+            crc = n == 1 ? part : Crc32c.combine(crc, part, plan.partLength(n));
+        }
+        return crc;
+    }
+
+    /**
+     * What is wrong with the object's CRC32C as the store reported it ({@code where}): null when it
+     * matches dgen4j's (full-object, or composite {@code <crc of the parts' crcs>-<parts>}) or the
+     * store reported none.
+     */
+    private String crcProblem(String reported, String where) {
+        if (reported == null || reported.isEmpty()) {
+            return null;
+        }
+        int[] parts = new int[plan.parts()];
+        for (int n = 1; n <= parts.length; n++) {
+            parts[n - 1] = partCrcs.get(n);
+        }
+        String expected = reported.indexOf('-') >= 0 ? Crc32c.composite(parts) : Crc32c.base64(objectCrc());
+        return reported.equals(expected) ? null : String.format("its CRC32C in %s is %s, the bytes sent have %s", where,
+                reported, expected);
+    }
+
+    /**
+     * What differs between the object {@code h} found and the one sent (size, manifest and, in
+     * {@link S3Settings.ChecksumMode#CRC32C} mode, the CRC32C the store reports), or null when nothing does.
+     */
     private String mismatch(Optional<S3Transport.ObjectHead> h) throws IOException {
         if (h.isEmpty()) {
             return "it is missing";
@@ -338,23 +421,30 @@ public final class MultipartWriter implements StorageWriter {
             return String.format("it holds %d bytes, %d were sent", h.get().size(), plan.objectSize());
         } else if (!MetadataCodec.decode(h.get().metadata(), where.toString()).equals(expectedMetadata)) {
             return "its metadata differs from the metadata sent";
+        } else if (crc32c && plan.parts() > 0) {
+            return crcProblem(h.get().crc32c(), "the HEAD's answer");
         }
         return null;
     }
 
-    /** The HEAD after commit: the object must have the size and metadata sent, else it is deleted. */
+    /** The HEAD after commit: the object must have the size, metadata (and CRC32C) sent, else it is deleted. */
     private void check() throws IOException {
         String problem = mismatch(requests.call("HeadObject after commit", x -> 0, t -> t.headObject(where)));
         if (problem != null) {
-            state = State.FAILED_CHECK;
-            try {
-                requests.call("DeleteObject", x -> 0, t -> t.deleteObject(where));
-            } catch (IOException e) {
-                throw new IOException(String.format("%s failed its check after upload (%s) and could not be deleted: %s",
-                        where, problem, e.getMessage()), e);
-            }
-            throw new IOException(String.format("%s failed its check after upload (%s): it was deleted", where, problem));
+            deleteFailed(problem);
         }
+    }
+
+    /** The object in place fails its check ({@code problem}): it is deleted, and the commit fails. */
+    private void deleteFailed(String problem) throws IOException {
+        state = State.FAILED_CHECK;
+        try {
+            requests.call("DeleteObject", x -> 0, t -> t.deleteObject(where));
+        } catch (IOException e) {
+            throw new IOException(String.format("%s failed its check after upload (%s) and could not be deleted: %s",
+                    where, problem, e.getMessage()), e);
+        }
+        throw new IOException(String.format("%s failed its check after upload (%s): it was deleted", where, problem));
     }
 
     /**

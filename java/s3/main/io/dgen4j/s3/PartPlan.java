@@ -54,12 +54,49 @@ public record PartPlan(long objectSize, long partSize, int parts) {
         checkPartSize(partSize);
         long parts = partsFor(objectSize, partSize);
         if (parts > MAX_PARTS) {
-            long needed = (objectSize + MAX_PARTS - 1) / MAX_PARTS;
+            long needed = partsFor(objectSize, MAX_PARTS);
+            if (needed > MAX_PART_SIZE) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "a %s object in %s parts needs %d "
+                        + "parts; S3 allows %d parts of at most %s, so one object holds at most %s (%d bytes)",
+                        size(objectSize), size(partSize), parts, MAX_PARTS, size(MAX_PART_SIZE),
+                        size(MAX_PARTS * MAX_PART_SIZE), MAX_PARTS * MAX_PART_SIZE));
+            }
             throw new IllegalArgumentException(String.format(Locale.ROOT, "a %s object in %s parts needs %d parts; "
                     + "S3 allows %d: use a part size of at least %s (%d bytes)", size(objectSize), size(partSize),
                     parts, MAX_PARTS, size(needed), needed));
         }
         return new PartPlan(objectSize, partSize, (int) parts);
+    }
+
+    /**
+     * The plan of a save's write request: its size in parts of {@code settings}' part size for the
+     * request's chunk size (one part per chunk by default), each chunk checked to fill whole parts
+     * ({@link #checkChunk}). What a multipart writer plans when it
+     * opens, and what a backend's {@code checkWrite} checks before any request.
+     *
+     * @throws IllegalArgumentException as {@link #of} and {@link #checkChunk} do
+     */
+    public static PartPlan forWrite(io.dgen4j.storage.WriteRequest r, S3Settings settings) {
+        long chunk = r.chunkSize();
+        PartPlan plan = of(r.size(), settings.partSizeFor(chunk > 0 ? chunk : MIN_PART_SIZE));
+        if (chunk > 0) {
+            plan.checkChunk(chunk);
+        }
+        return plan;
+    }
+
+    /**
+     * What every S3 backend's {@code StorageProvider.checkWrite} checks, without a request: the target
+     * is an {@code s3://bucket/key} and {@link #forWrite} plans it with the request's settings (else the
+     * environment's).
+     *
+     * @throws IllegalArgumentException naming the bucket or key rule, or the part limit
+     */
+    public static PartPlan check(io.dgen4j.storage.WriteRequest r) {
+        S3Location.of(r.target());
+        S3Settings settings = r.options().get(S3Settings.class)
+                .orElseGet(() -> S3Settings.fromEnvironment(System.getenv(), java.nio.file.Path.of("")));
+        return forWrite(r, settings);
     }
 
     /** The default part size for a chunk size: the chunk size, raised to 5 MiB or lowered to 5 GiB. */
@@ -112,8 +149,9 @@ public record PartPlan(long objectSize, long partSize, int parts) {
         }
     }
 
+    /** ceil(objectSize / partSize), without the overflow of {@code objectSize + partSize - 1} near Long.MAX_VALUE. */
     private static long partsFor(long objectSize, long partSize) {
-        return (objectSize + partSize - 1) / partSize;
+        return objectSize / partSize + (objectSize % partSize == 0 ? 0 : 1);
     }
 
     private static void checkPartSize(long partSize) {

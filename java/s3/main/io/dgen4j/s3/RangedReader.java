@@ -9,17 +9,30 @@ import java.nio.file.NoSuchFileException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads one object over the endpoints of an {@link S3Endpoints} pool: a HEAD for its size, ETag and
  * metadata, then ranged GETs conditional on that ETag ({@code If-Match}, so that a replaced object
  * fails instead of mixing versions), each sent to the endpoint the strategy picks and sent again to
- * another when its endpoint fails; per-endpoint figures in {@link #endpointStatistics()}.
+ * another when its endpoint fails; per-endpoint figures in {@link #endpointStatistics()}. A GET
+ * refused because the object was replaced (HTTP 412, or an answer with another ETag) fails the read
+ * at once: "changed during the load", never retried nor failed over.
+ *
+ * <p>In {@link S3Settings.ChecksumMode#CRC32C} mode the HEAD asks for the object's checksum; when the
+ * store reports a full-object CRC32C, each read's bytes are checksummed as they arrive and, once the
+ * reads have covered the object, their CRCs are combined in order and compared with it: the read
+ * that completes the object fails when they differ. (A composite checksum, {@code <crc>-<parts>},
+ * describes parts whose boundaries a load does not know: it is not checked.)
  *
  * <p>The transport fills the caller's segment from the client's threads; a segment confined to the
  * reading thread is filled through a shared buffer of the read's size and copied.
  */
 public final class RangedReader implements StorageReader {
+    private static final Logger LOG = LoggerFactory.getLogger(RangedReader.class);
     /** An unstarted thread: a segment accessible by it is accessible by the client's threads. */
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
 
@@ -29,6 +42,11 @@ public final class RangedReader implements StorageReader {
     private final long size;
     private final String etag;
     private final Map<String, Object> metadata;
+    /** The object's full-object CRC32C as the store reported it; null when it reported none (nothing to check). */
+    private final Integer objectCrc;
+    /** Each read's CRC32C and length, by offset, until they cover the object. */
+    private final ConcurrentSkipListMap<Long, long[]> readCrcs = new ConcurrentSkipListMap<>();
+    private final AtomicLong covered = new AtomicLong();
 
     private RangedReader(S3Endpoints pool, Requests requests, S3Location where, S3Transport.ObjectHead head)
             throws IOException {
@@ -38,6 +56,22 @@ public final class RangedReader implements StorageReader {
         this.size = head.size();
         this.etag = head.etag();
         this.metadata = MetadataCodec.decode(head.metadata(), where.toString());
+        this.objectCrc = pool.settings().checksumMode() == S3Settings.ChecksumMode.CRC32C
+                ? fullObjectCrc(head.crc32c(), where) : null;
+    }
+
+    /** The full-object CRC in a HEAD's checksum; null for none, a composite one or one that cannot be read. */
+    private static Integer fullObjectCrc(String reported, S3Location where) {
+        if (reported == null || reported.isEmpty() || reported.indexOf('-') >= 0) {
+            return null;
+        }
+        try {
+            return Crc32c.parse(reported);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("{}: the store reports a CRC32C that is not one ({}): the bytes read are not checked against it",
+                    where, reported);
+            return null;
+        }
     }
 
     /**
@@ -110,11 +144,55 @@ public final class RangedReader implements StorageReader {
         if (n != len) {
             throw new IOException(String.format("%s of %s returned %d bytes, %d expected", op, where, n, len));
         }
+        if (objectCrc != null) {
+            checked(offset, n, Crc32c.of(target.asSlice(0, n)));
+        }
         return n;
     }
 
     private long get(String op, long offset, MemorySegment into) throws IOException {
-        return requests.call(op, (Long got) -> got, t -> t.getRange(where, offset, into, etag));
+        try {
+            return requests.call(op, (Long got) -> got, t -> t.getRange(where, offset, into, etag));
+        } catch (Requests.Changed e) {
+            throw new IOException(String.format("%s changed during the load: it is no longer the object of ETag %s "
+                    + "that the load started reading (%s)", where, etag, e.getMessage()), e);
+        }
+    }
+
+    /**
+     * Notes the CRC of the bytes read at {@code offset}; the read that completes the object compares
+     * the combination of all with the object's CRC32C.
+     */
+    private void checked(long offset, long length, int crc) throws IOException {
+        if (readCrcs.put(offset, new long[] {length, crc & 0xFFFFFFFFL}) != null) {
+            return; // read again: the same bytes, already counted
+        }
+        if (covered.addAndGet(length) != size) {
+            return;
+        }
+        long end = 0;
+        int all = 0;
+        for (Map.Entry<Long, long[]> e : readCrcs.entrySet()) {
+            if (e.getKey() != end) {
+                LOG.debug("{}: reads that do not tile the object; its CRC32C is not checked", where);
+                return;
+            }
+            long len = e.getValue()[0];
+            int c = (int) e.getValue()[1];
+            all = end == 0 ? c : Crc32c.combine(all, c, len);
+            end += len;
+        }
+        if (all != objectCrc) {
+            throw new IOException(String.format("%s: the bytes read have CRC32C %s, the store's checksum of the object "
+                    + "is %s: they were damaged on their way or at rest (read again; load --verify names the first "
+                    + "byte that differs)", where, Crc32c.base64(all), Crc32c.base64(objectCrc)));
+        }
+        LOG.debug("{}: the bytes read match the store's CRC32C {}", where, Crc32c.base64(objectCrc));
+    }
+
+    /** Whether the object's CRC32C, as the store reported it, is checked against the bytes read. */
+    public boolean checksumChecked() {
+        return objectCrc != null;
     }
 
     @Override

@@ -35,6 +35,8 @@ final class Requests {
     static final long FIRST_ATTEMPT_WAIT_NANOS = EndpointHealth.MAX_BACKOFF_NANOS + TimeUnit.SECONDS.toNanos(5);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MIN_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** The most endpoints a failure's line names with their causes. */
+    private static final int NAMED_IN_FAILURE = 8;
 
     private final S3Endpoints pool;
     private final S3Location where;
@@ -60,8 +62,23 @@ final class Requests {
     record Sent<T>(String operation, Endpoint endpoint, EndpointHealth.Admission admission, long start,
                    CompletableFuture<T> future) {}
 
-    /** A failed request: its one-line description, and whether it was the endpoint's fault (retry elsewhere). */
-    record Failure(IOException exception, boolean endpointFault) {}
+    /**
+     * A request refused because the object is no longer the one it named ({@link S3Transport.FailureKind#CHANGED}):
+     * the transport's one line, as its cause's message.
+     */
+    static final class Changed extends IOException {
+        Changed(IOException described) {
+            super(described.getMessage(), described);
+        }
+    }
+
+    /** A failed request: its one-line description, and whose fault it was (the endpoint's: retry elsewhere). */
+    record Failure(IOException exception, S3Transport.FailureKind kind) {
+        /** Whether the endpoint failed (connection, timeout, 5xx): another may take the request. */
+        boolean endpointFault() {
+            return kind == S3Transport.FailureKind.ENDPOINT;
+        }
+    }
 
     /** The endpoint this object is pinned to, if pinning is on and its first request was sent. */
     Endpoint pinned() {
@@ -209,6 +226,9 @@ final class Requests {
         CompletableFuture<T> f;
         try {
             f = call.apply(ep.transport());
+        } catch (IOException e) { // the endpoint's transport cannot be made: one of our lines, the request's fault
+            f = CompletableFuture.failedFuture(new IOException(String.format("%s of %s at %s: %s", operation, where,
+                    ep.name(), e.getMessage()), e));
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
@@ -236,7 +256,8 @@ final class Requests {
         ep.health().figures().finished(nanos, 0, true);
         S3Transport.FailureKind kind;
         try {
-            kind = ep.transport().classify(t);
+            S3Transport transport = ep.opened();
+            kind = transport == null ? S3Transport.FailureKind.REQUEST : transport.classify(t);
         } catch (RuntimeException e) {
             kind = S3Transport.FailureKind.REQUEST;
         }
@@ -247,7 +268,7 @@ final class Requests {
         } else {
             ep.health().answered(s.admission()); // it answered, with a refusal of this request
         }
-        return new Failure(described, kind == S3Transport.FailureKind.ENDPOINT);
+        return new Failure(kind == S3Transport.FailureKind.CHANGED ? new Changed(described) : described, kind);
     }
 
     private void endpointFailed(Endpoint ep, EndpointHealth.Admission how, String cause) {
@@ -264,7 +285,8 @@ final class Requests {
             return io; // already one of our lines
         }
         try {
-            IOException d = ep.transport().describe(operation, where, t);
+            S3Transport transport = ep.opened();
+            IOException d = transport == null ? null : transport.describe(operation, where, t);
             if (d != null) {
                 return d;
             }
@@ -350,8 +372,18 @@ final class Requests {
         }
         StringBuilder each = new StringBuilder();
         IOException last = null;
-        for (Endpoint ep : pool.all()) {
+        int listed = 0;
+        List<Endpoint> order = pool.all();
+        if (order.size() > NAMED_IN_FAILURE) { // those that failed this request first
+            order = java.util.stream.Stream.concat(order.stream().filter(causes::containsKey),
+                    order.stream().filter(e -> !causes.containsKey(e))).toList();
+        }
+        for (Endpoint ep : order) {
             IOException c = causes.get(ep);
+            if (listed++ == NAMED_IN_FAILURE) { // a large set's line stays readable
+                each.append(String.format(Locale.ROOT, "; and %d more", pool.size() - NAMED_IN_FAILURE));
+                break;
+            }
             each.append(each.isEmpty() ? "" : "; ").append(ep.name()).append(": ");
             if (c != null) {
                 each.append(c.getMessage());

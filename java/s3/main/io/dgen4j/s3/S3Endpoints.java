@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The endpoints one backend spreads its requests over, with one {@link S3Transport} per endpoint,
- * created once and reused, and the choice of endpoint for each request: the
+ * made on the endpoint's first request from one {@link S3TransportFactory.Group} (the HTTP client,
+ * event loops and connections the backend's transports share) and reused, and the choice of
+ * endpoint for each request: the
  * {@link EndpointSet}'s strategy ({@link S3Settings#endpointSet()}; without a set, the one
  * endpoint), skipping endpoints that are down (see {@link #choose}). The endpoints are assumed to be
  * gateways of one cluster: an upload created through one takes parts and is completed through
@@ -47,10 +49,12 @@ public final class S3Endpoints implements AutoCloseable {
     private final int rank;
     private final AtomicInteger next = new AtomicInteger();
     private final LeftOpenUploads leftOpen;
+    private final S3TransportFactory.Group group;
     private volatile boolean closed;
 
-    private S3Endpoints(String backend, S3Settings settings, List<Endpoint> endpoints) {
+    private S3Endpoints(String backend, S3Settings settings, List<Endpoint> endpoints, S3TransportFactory.Group group) {
         this.backend = backend;
+        this.group = group;
         this.settings = settings;
         this.endpoints = List.copyOf(endpoints);
         EndpointSet set = settings.endpointSet().orElse(null);
@@ -61,26 +65,22 @@ public final class S3Endpoints implements AutoCloseable {
     }
 
     /**
-     * A new pool, not shared: one transport per endpoint of {@code settings}
-     * ({@link S3Settings#perEndpoint()}), opened now; the caller closes it.
+     * A new pool, not shared, over every endpoint of {@code settings} ({@link S3Settings#perEndpoint()}):
+     * what their transports share is made now ({@link S3TransportFactory#group}), each endpoint's
+     * transport on its first request; the caller closes the pool.
      *
-     * @throws IOException when a transport cannot be created (those already created are closed)
+     * @throws IOException when the backend's shared client cannot be created
      */
     public static S3Endpoints open(S3TransportFactory factory, S3Settings settings) throws IOException {
-        List<Endpoint> list = new ArrayList<>();
-        try {
-            List<S3Settings> each = settings.perEndpoint();
-            for (int i = 0; i < each.size(); i++) {
-                S3Settings one = each.get(i);
-                String name = one.endpointDescription();
-                list.add(new Endpoint(i, name, one, Objects.requireNonNull(factory.open(one), "transport"),
-                        EndpointHealth.of(name)));
-            }
-        } catch (IOException | RuntimeException e) {
-            list.forEach(ep -> closeQuietly(ep.transport()));
-            throw e;
+        List<S3Settings> each = settings.perEndpoint();
+        S3TransportFactory.Group group = Objects.requireNonNull(factory.group(settings), "group");
+        List<Endpoint> list = new ArrayList<>(each.size());
+        for (int i = 0; i < each.size(); i++) {
+            S3Settings one = each.get(i);
+            String name = one.endpointDescription();
+            list.add(new Endpoint(i, name, one, group, EndpointHealth.of(name)));
         }
-        return new S3Endpoints(factory.backend(), settings, list);
+        return new S3Endpoints(factory.backend(), settings, list, group);
     }
 
     /** The process's pool for this backend and these settings, opened on first use. */
@@ -136,6 +136,26 @@ public final class S3Endpoints implements AutoCloseable {
             open = uploadsLeftOpenEverywhere();
         }
         return open;
+    }
+
+    /**
+     * The endpoints of the process's open shared pools, and how many of them have a transport made
+     * (for messages about memory: each takes some heap, see {@code docs/ENDPOINTS.md}).
+     *
+     * @return {endpoints, transports made}
+     */
+    public static int[] endpointsOpenEverywhere() {
+        int endpoints = 0;
+        int made = 0;
+        for (S3Endpoints p : List.copyOf(SHARED.values())) {
+            if (!p.closed) {
+                endpoints += p.size();
+                for (Endpoint ep : p.endpoints) {
+                    made += ep.opened() == null ? 0 : 1;
+                }
+            }
+        }
+        return new int[] {endpoints, made};
     }
 
     /** Closes the process's shared pools of {@code backend} (its provider's {@code close()}). */
@@ -198,11 +218,6 @@ public final class S3Endpoints implements AutoCloseable {
     public List<EndpointStatistics> statistics() {
         return endpoints.stream().map(ep -> ep.health().figures().snapshot(ep.name(), stateLabel(ep.health())))
                 .toList();
-    }
-
-    /** Each endpoint's transport, in the set's order (for probes such as {@code dgen4j endpoints}). */
-    public List<S3Transport> transports() {
-        return endpoints.stream().map(Endpoint::transport).toList();
     }
 
     /** Uploads that no endpoint let this process abort yet, as {@code upload <id> of s3://b/k}. */
@@ -283,7 +298,7 @@ public final class S3Endpoints implements AutoCloseable {
         return best;
     }
 
-    /** Closes the transports; requests still in flight fail. */
+    /** Closes the transports made so far, then what they share; requests still in flight fail. */
     @Override
     public void close() {
         if (closed) {
@@ -291,14 +306,20 @@ public final class S3Endpoints implements AutoCloseable {
         }
         closed = true;
         leftOpen.close();
-        endpoints.forEach(ep -> closeQuietly(ep.transport()));
-    }
-
-    private static void closeQuietly(S3Transport t) {
+        for (Endpoint ep : endpoints) {
+            S3Transport t = ep.opened();
+            if (t != null) {
+                try {
+                    t.close();
+                } catch (RuntimeException e) {
+                    LOG.warn("closing the S3 transport of {} failed: {}", ep.name(), e.toString());
+                }
+            }
+        }
         try {
-            t.close();
+            group.close();
         } catch (RuntimeException e) {
-            LOG.warn("closing the S3 transport of {} failed: {}", t.endpoint(), e.toString());
+            LOG.warn("closing the {} client shared by {} failed: {}", backend, description(), e.toString());
         }
     }
 

@@ -28,6 +28,21 @@ public final class S3Errors {
                 || "AccessDenied".equals(code);
     }
 
+    /**
+     * Whether an error answer says that the body the store received differs from the checksum sent
+     * with it ({@code BadDigest} for a CRC or Content-MD5, and the SHA-256 and checksum mismatches of
+     * signed payloads): the bytes were damaged on their way, and the same bytes may be sent again.
+     */
+    public static boolean corrupted(int status, String code) {
+        return status == 400 && ("BadDigest".equals(code) || "XAmzContentSHA256Mismatch".equals(code)
+                || "XAmzContentChecksumMismatch".equals(code));
+    }
+
+    /** Whether an error answer says that a condition ({@code If-Match}) failed: the object was replaced. */
+    public static boolean preconditionFailed(int status) {
+        return status == 412;
+    }
+
     /** Any other error answer: its status, code and message. */
     public static String httpError(String operation, S3Location where, String endpoint, int status, String code,
                                    String message) {

@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.storage.Secrets;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -26,8 +27,8 @@ import java.util.OptionalLong;
  * ({@link EndpointSet#fromEnvironment}), which win over the single endpoint when set. Region: {@code AWS_REGION}, else {@code AWS_DEFAULT_REGION}, else the profile's
  * {@code region} in the config file ({@code AWS_CONFIG_FILE}, default {@code ~/.aws/config}), else
  * {@code us-east-1}. TLS trust: {@code AWS_CA_BUNDLE} (a PEM file). Transfers: {@code DGEN4J_S3_PART_SIZE}
- * (bytes per part, e.g. {@code 64MiB}) and {@code DGEN4J_S3_CHECKSUMS} ({@code when_required} or
- * {@code full}, see {@link ChecksumMode}). A {@code .env} file in the
+ * (bytes per part, e.g. {@code 64MiB}) and {@code DGEN4J_S3_CHECKSUMS} ({@code crc32c}, the default,
+ * {@code when_required} or {@code full}, see {@link ChecksumMode}). A {@code .env} file in the
  * working directory supplies any of these that the environment does not set.
  *
  * <p>{@link #toString()} masks the secrets: the secret key and session token never appear in any
@@ -39,20 +40,42 @@ import java.util.OptionalLong;
  * }
  */
 public final class S3Settings {
-    /** When requests carry checksums (SDK 2.30+ sends CRC32 trailers by default, which many S3-compatible stores refuse). */
+    /**
+     * Which checksums protect the bytes of a transfer. None uses the trailer form (aws-chunked
+     * trailing checksums) unless asked for, since many S3-compatible stores refuse it.
+     */
     public enum ChecksumMode {
-        /** Only where the operation requires one (the default). */
+        /**
+         * The default: dgen4j computes each part's CRC32C (the JDK's CRC32C instruction over the
+         * part's segment, once, before its first attempt) and sends it as an
+         * {@code x-amz-checksum-crc32c} header, which the store checks against the bytes it received;
+         * the upload is created for a full-object CRC32C ({@code x-amz-checksum-algorithm: CRC32C},
+         * {@code x-amz-checksum-type: FULL_OBJECT}), the completion carries every part's CRC and the
+         * object's (combined from the parts', no second pass) for the store to check, and the
+         * object's checksum as the store reports it after the completion is compared with dgen4j's.
+         * A load compares the CRC32C of the bytes it read with the object's when the store reports one.
+         */
+        CRC32C,
+        /**
+         * Checksums only where S3 requires one (the SDKs' {@code WHEN_REQUIRED}), for stores that
+         * refuse the CRC32C upload: with {@code aws} and {@code crt} nothing but {@code load --verify}
+         * checks the bytes; {@code minio} still sends each part's CRC32C header (not the object's).
+         */
         WHEN_REQUIRED,
-        /** On every request and response that supports one. */
+        /**
+         * The client library's own checksums on every request and response that supports one (the
+         * SDKs' {@code WHEN_SUPPORTED}, with CRC32 trailers; MinIO's signed SHA-256 payloads), instead of dgen4j's.
+         */
         FULL;
 
-        /** The lower-case name, as {@link #parse} reads it ({@code when_required}, {@code full}). */
+        /** The lower-case name, as {@link #parse} reads it ({@code crc32c}, {@code when_required}, {@code full}). */
         public String label() {
             return name().toLowerCase(Locale.ROOT);
         }
 
         /**
-         * The mode {@code text} names: {@code when_required} or {@code full}, in any case, {@code -} for {@code _}.
+         * The mode {@code text} names: {@code crc32c}, {@code when_required} or {@code full}, in any
+         * case, {@code -} for {@code _}.
          *
          * @throws IllegalArgumentException naming {@code what} (a variable or option) and the modes
          */
@@ -63,7 +86,8 @@ public final class S3Settings {
                     return m;
                 }
             }
-            throw new IllegalArgumentException(String.format("%s must be when_required or full, got '%s'", what, text));
+            throw new IllegalArgumentException(String.format("%s must be crc32c, when_required or full, got '%s'", what,
+                    text));
         }
     }
 
@@ -159,7 +183,7 @@ public final class S3Settings {
         } else {
             Path file = Optional.ofNullable(nonBlank(all.get("AWS_SHARED_CREDENTIALS_FILE"))).map(Path::of)
                     .orElse(home.resolve(".aws").resolve("credentials"));
-            Optional<Map<String, String>> section = EnvFiles.iniSection(file, profile);
+            Optional<Map<String, String>> section = EnvFiles.iniSection(file, "AWS credentials file", profile);
             if (section.isPresent() && section.get().containsKey("aws_access_key_id")
                     && section.get().containsKey("aws_secret_access_key")) {
                 Map<String, String> s = section.get();
@@ -189,7 +213,8 @@ public final class S3Settings {
         if (region == null) {
             Path config = Optional.ofNullable(nonBlank(all.get("AWS_CONFIG_FILE"))).map(Path::of)
                     .orElse(home.resolve(".aws").resolve("config"));
-            region = EnvFiles.iniSection(config, profile.equals("default") ? "default" : "profile " + profile)
+            region = EnvFiles.iniSection(config, "AWS config file",
+                            profile.equals("default") ? "default" : "profile " + profile)
                     .map(s -> nonBlank(s.get("region"))).orElse(null);
         }
         if (region != null) {
@@ -197,7 +222,17 @@ public final class S3Settings {
         }
         String ca = nonBlank(all.get(CA_BUNDLE));
         if (ca != null) {
-            b.caBundle(workingDir.resolve(ca));
+            Path pem = workingDir.resolve(ca).toAbsolutePath();
+            if (java.nio.file.Files.exists(pem)) {
+                // the clients read it whole: a FIFO, a device or a huge file is refused here (a missing one
+                // is reported by the client that needs it, for https endpoints only)
+                try {
+                    io.dgen4j.storage.ConfigFiles.read(pem, CA_BUNDLE);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+            b.caBundle(pem);
         }
         String part = nonBlank(all.get(PART_SIZE_VAR));
         if (part != null) {
@@ -221,20 +256,33 @@ public final class S3Settings {
      * @throws IllegalArgumentException naming {@code what} (a variable or option) when it is not one
      */
     public static URI parseEndpoint(String text, String what) {
+        // what a user typed is echoed with any user:secret@ masked (Secrets.mask), here and in `what`
+        String shown = Secrets.mask(text);
+        what = Secrets.mask(what);
         URI u;
         try {
             u = new URI(text.strip());
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException(String.format("%s must be an http:// or https:// URL with a host, got "
-                    + "'%s': %s", what, text, e.getReason()), e);
+                    + "'%s': %s", what, shown, e.getReason()));
         }
         String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https") || u.getHost() == null) {
             throw new IllegalArgumentException(String.format("%s must be an http:// or https:// URL with a host, got "
-                    + "'%s'", what, text));
+                    + "'%s'", what, shown));
         }
-        if (u.getUserInfo() != null) {
+        if (u.getRawUserInfo() != null) {
             throw new IllegalArgumentException(what + " must not carry credentials in the URL");
+        }
+        if (u.getPort() != -1 && (u.getPort() < 1 || u.getPort() > 65535)) {
+            throw new IllegalArgumentException(String.format("%s: port %d of '%s' is not a TCP port (1 to 65535)",
+                    what, u.getPort(), shown));
+        }
+        String path = u.getRawPath() == null ? "" : u.getRawPath();
+        if (!path.isEmpty() && !path.equals("/") || u.getRawQuery() != null || u.getRawFragment() != null) {
+            throw new IllegalArgumentException(String.format("%s must be scheme://host[:port] alone, got '%s': a path, "
+                    + "query or fragment in an endpoint is not sent (the bucket and key come from the s3:// target)",
+                    what, shown));
         }
         return u;
     }
@@ -430,7 +478,7 @@ public final class S3Settings {
         private long partSize;
         private int maxInFlight;
         private Boolean pathStyle;
-        private ChecksumMode checksumMode = ChecksumMode.WHEN_REQUIRED;
+        private ChecksumMode checksumMode = ChecksumMode.CRC32C;
         private Duration apiCallTimeout;
         private Duration apiCallAttemptTimeout;
 

@@ -55,11 +55,34 @@ class EndpointSetEnvironmentTest {
 
     @Test
     void urisAreCommaSeparatedInOrder() {
-        EndpointSet s = set("S3_ENDPOINT_URIS", " http://10.0.0.2:9000, https://gw-b:9443 ,http://10.0.0.2:9000,");
-        assertEquals(uris("http://10.0.0.2:9000", "https://gw-b:9443", "http://10.0.0.2:9000"), s.endpoints());
+        EndpointSet s = set("S3_ENDPOINT_URIS", " http://10.0.0.2:9000, https://gw-b:9443 ,http://10.0.0.3:9000,");
+        assertEquals(uris("http://10.0.0.2:9000", "https://gw-b:9443", "http://10.0.0.3:9000"), s.endpoints());
         assertEquals(EndpointSet.Strategy.ROUND_ROBIN, s.strategy());
         assertFalse(s.pinUpload());
         assertEquals(0, s.rank());
+    }
+
+    @Test
+    void aDuplicateEndpointIsRefusedNamingBothPlaces(@TempDir Path tmp) throws Exception {
+        // the same endpoint however written: case, the scheme's default port, a trailing slash
+        assertEquals("S3_ENDPOINT_URIS entry 3 repeats entry 1 (HTTP://GW-A/): name each endpoint once (a set with a "
+                + "duplicate is refused, not merged)", refused("S3_ENDPOINT_URIS",
+                "http://gw-a:80,http://gw-b:80,HTTP://GW-A/").getMessage());
+        Path f = tmp.resolve("gateways");
+        Files.writeString(f, "http://10.0.0.1:9000\n# comment\nhttp://10.0.0.2:9000\nhttp://10.0.0.1:9000\n");
+        assertEquals("S3_ENDPOINT_FILE " + f + ":4 repeats line 1 (http://10.0.0.1:9000): name each endpoint once (a "
+                + "set with a duplicate is refused, not merged)", refused("S3_ENDPOINT_FILE", f.toString()).getMessage());
+        // two ranges can name one string twice: {1...11}{1...11} gives 111 as (1,11) and as (11,1)
+        assertTrue(refused("S3_ENDPOINT_TEMPLATE", "http://h{1...11}{1...11}:9000").getMessage().startsWith(
+                "S3_ENDPOINT_TEMPLATE 'http://h{1...11}{1...11}:9000' expansion 111 repeats expansion 11 "
+                        + "(http://h111:9000)"));
+        // the builder, for the library's callers
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EndpointSet.builder()
+                .endpoints(uris("http://a:1", "http://b:1", "http://a:1")).build());
+        assertEquals("endpoint 3 repeats endpoint 1 (http://a:1): name each endpoint once (a set with a duplicate "
+                + "is refused, not merged)", e.getMessage());
+        // distinct ports of one host are distinct endpoints
+        assertEquals(2, set("S3_ENDPOINT_URIS", "http://a:1,http://a:2").size());
     }
 
     @Test
@@ -140,7 +163,7 @@ class EndpointSetEnvironmentTest {
     }
 
     @Test
-    void aMissingEmptyOrUnreadableFileIsAnErrorNamingIt() throws IOException {
+    void aMissingEmptyOrUnreadableFileIsAnErrorNamingIt() throws Exception {
         Path missing = dir.resolve("none.txt");
         assertEquals("S3_ENDPOINT_FILE " + missing + ": no such file",
                 refused("S3_ENDPOINT_FILE", missing.toString()).getMessage());
@@ -150,11 +173,21 @@ class EndpointSetEnvironmentTest {
         Path zero = Files.writeString(dir.resolve("zero.txt"), "");
         assertTrue(refused("S3_ENDPOINT_FILE", zero.toString()).getMessage().contains(zero + " lists no endpoint"));
         Path folder = Files.createDirectories(dir.resolve("a-directory"));
-        assertTrue(refused("S3_ENDPOINT_FILE", folder.toString()).getMessage()
-                .startsWith("S3_ENDPOINT_FILE " + folder + ": cannot read it: "));
+        assertEquals("S3_ENDPOINT_FILE " + folder + " is a directory, not a regular file",
+                refused("S3_ENDPOINT_FILE", folder.toString()).getMessage());
         Path binary = Files.write(dir.resolve("binary.txt"), new byte[] {(byte) 0xff, (byte) 0xfe, 10});
-        assertEquals("S3_ENDPOINT_FILE " + binary + ": not UTF-8 text",
+        assertEquals("S3_ENDPOINT_FILE " + binary + " is not UTF-8 text (a binary byte at offset 0)",
                 refused("S3_ENDPOINT_FILE", binary.toString()).getMessage());
+        // neither blocks nor fills the heap: refused by what they are, before being opened
+        assertEquals("S3_ENDPOINT_FILE /dev/zero is a character device, not a regular file",
+                refused("S3_ENDPOINT_FILE", "/dev/zero").getMessage());
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        assertEquals("S3_ENDPOINT_FILE " + fifo + " is a FIFO (named pipe), not a regular file",
+                refused("S3_ENDPOINT_FILE", fifo.toString()).getMessage());
+        Path huge = Files.writeString(dir.resolve("huge.txt"), "#".repeat(io.dgen4j.storage.ConfigFiles.MAX_BYTES + 1));
+        assertEquals("S3_ENDPOINT_FILE " + huge + " is 1048577 bytes: the limit for a settings file is 1048576 (1 MiB)",
+                refused("S3_ENDPOINT_FILE", huge.toString()).getMessage());
         Path bad = Files.writeString(dir.resolve("bad.txt"), "http://a:1\n# ok\ngw3:9000\n");
         assertEquals("S3_ENDPOINT_FILE " + bad + ":3 must be an http:// or https:// URL with a host, got "
                 + "'gw3:9000': write http://gw3:9000 (or https://)", refused("S3_ENDPOINT_FILE", bad.toString())

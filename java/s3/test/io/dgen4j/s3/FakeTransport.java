@@ -25,7 +25,9 @@ import java.util.zip.CRC32;
  * the endpoints of one {@link Cluster} share its buckets, objects and uploads, as gateways of one
  * store do. Calls run on other threads, after an optional delay; failures are injected per endpoint
  * with {@link #failWith}: a {@link ConnectException} or an {@link S3Error} of status 5xx is the
- * endpoint's fault, any other {@link S3Error} the request's.
+ * endpoint's fault, any other {@link S3Error} the request's. Like S3, it checks a part's CRC32C when
+ * one is sent (400 {@code BadDigest}), the object's full-object CRC32C at completion, and reports it
+ * on HEAD; {@link #damageWith} flips a byte of chosen parts on their way in.
  */
 public final class FakeTransport implements S3Transport {
 
@@ -34,11 +36,14 @@ public final class FakeTransport implements S3Transport {
         private static final long serialVersionUID = 1L;
         /** Its HTTP status. */
         public final int status;
+        /** Its S3 error code. */
+        public final String code;
 
         /** An answer with this status and S3 error code. */
         public S3Error(int status, String code) {
             super("HTTP " + status + " " + code);
             this.status = status;
+            this.code = code;
         }
     }
 
@@ -55,6 +60,8 @@ public final class FakeTransport implements S3Transport {
         private final ExecutorService executor = Executors.newCachedThreadPool(
                 Thread.ofPlatform().daemon().name("fake-s3-", 0).factory());
         volatile long delayMillis;
+        /** When not null, the object's CRC32C the store reports (completion, HEAD) instead of its own. */
+        volatile String reportedCrc32c;
 
         /**
          * An empty store with {@code bucket}.
@@ -92,13 +99,9 @@ public final class FakeTransport implements S3Transport {
             return transports.computeIfAbsent(e, k -> new FakeTransport(this, k));
         }
 
-        /** The transport of {@code endpoint}, once the pool opened it. */
+        /** The transport of {@code endpoint}: the one a pool opened or will open on its first request. */
         public FakeTransport transport(java.net.URI endpoint) {
-            FakeTransport t = transports.get(endpoint.toString());
-            if (t == null) {
-                throw new IllegalStateException("no transport opened for " + endpoint + ": " + transports.keySet());
-            }
-            return t;
+            return transports.computeIfAbsent(endpoint.toString(), k -> new FakeTransport(this, k));
         }
 
         /** The stored object's bytes, or null. */
@@ -113,24 +116,46 @@ public final class FakeTransport implements S3Transport {
             return o == null ? -1 : o.size;
         }
 
+        /** The object's full-object CRC32C as the store keeps it, or null. */
+        public String crc32c(String key) {
+            StoredObject o = objects.get(key);
+            return o == null ? null : o.crc32c;
+        }
+
+        /** Flips the first byte of the stored object (damage at rest); its checksum stays. */
+        public void damage(String key) {
+            objects.computeIfPresent(key, (k, o) -> {
+                byte[] b = o.bytes().clone();
+                b[0] ^= 1;
+                return new StoredObject(o.size(), b, o.crc(), o.etag(), o.metadata(), o.crc32c());
+            });
+        }
+
+        /** From now on the store reports {@code crc32c} as every object's CRC32C (null: its own). */
+        public void reportCrc32c(String crc32c) {
+            this.reportedCrc32c = crc32c;
+        }
+
         /** Ids of the open uploads of {@code key}. */
         public List<String> uploadsOf(String key) {
             return uploads.values().stream().filter(u -> u.key.equals(key)).map(u -> u.id).sorted().toList();
         }
     }
 
-    record StoredObject(long size, byte[] bytes, long crc, String etag, Map<String, String> metadata) {}
+    record StoredObject(long size, byte[] bytes, long crc, String etag, Map<String, String> metadata, String crc32c) {}
 
     static final class Upload {
         final String id;
         final String key;
         final Map<String, String> metadata;
+        final boolean crc32c;
         final Map<Integer, StoredObject> parts = new ConcurrentHashMap<>();
 
-        Upload(String id, String key, Map<String, String> metadata) {
+        Upload(String id, String key, Map<String, String> metadata, boolean crc32c) {
             this.id = id;
             this.key = key;
             this.metadata = metadata;
+            this.crc32c = crc32c;
         }
     }
 
@@ -140,6 +165,7 @@ public final class FakeTransport implements S3Transport {
     private final AtomicLong partBytes = new AtomicLong();
     private volatile BiFunction<String, Integer, RuntimeException> failure = (op, n) -> null;
     private volatile BiFunction<String, Integer, RuntimeException> lostAnswer = (op, n) -> null;
+    private volatile java.util.function.BiPredicate<Integer, Integer> damage = (part, n) -> false;
     private volatile boolean closed;
 
     private FakeTransport(Cluster cluster, String endpoint) {
@@ -162,6 +188,14 @@ public final class FakeTransport implements S3Transport {
      */
     public void loseAnswerWith(BiFunction<String, Integer, RuntimeException> f) {
         this.lostAnswer = f;
+    }
+
+    /**
+     * Damage from now on: a part for which {@code d} (given its number and the count of UploadPart
+     * calls on this endpoint so far, 1 for the first) is true arrives with its first byte flipped.
+     */
+    public void damageWith(java.util.function.BiPredicate<Integer, Integer> d) {
+        this.damage = d;
     }
 
     /** Every call fails as a refused connection (a dead gateway). */
@@ -240,10 +274,16 @@ public final class FakeTransport implements S3Transport {
 
     @Override
     public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata) {
+        return createMultipartUpload(where, metadata, false);
+    }
+
+    @Override
+    public CompletableFuture<String> createMultipartUpload(S3Location where, Map<String, String> metadata,
+                                                           boolean crc32c) {
         return run("CreateMultipartUpload", () -> {
             bucket(where.bucket());
             String id = "upload-" + cluster.uploadIds.incrementAndGet();
-            cluster.uploads.put(id, new Upload(id, where.key(), Map.copyOf(metadata)));
+            cluster.uploads.put(id, new Upload(id, where.key(), Map.copyOf(metadata), crc32c));
             return id;
         });
     }
@@ -251,28 +291,57 @@ public final class FakeTransport implements S3Transport {
     @Override
     public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
                                                       MemorySegment body) {
+        return uploadPart(where, uploadId, partNumber, body, null);
+    }
+
+    @Override
+    public CompletableFuture<UploadedPart> uploadPart(S3Location where, String uploadId, int partNumber,
+                                                      MemorySegment body, String crc32c) {
+        int call = calls("UploadPart") + 1;
+        boolean damaged = damage.test(partNumber, call);
         return run("UploadPart", () -> {
             Upload u = cluster.uploads.get(uploadId);
             if (u == null) {
                 throw new S3Error(404, "NoSuchUpload");
             }
-            StoredObject part = store(body);
+            byte[] b = body.toArray(ValueLayout.JAVA_BYTE);
+            if (damaged) {
+                b[0] ^= 1;
+            }
+            String got = Crc32c.base64(Crc32c.of(MemorySegment.ofArray(b)));
+            if (crc32c != null && !crc32c.equals(got)) {
+                throw new S3Error(400, "BadDigest");
+            }
+            if (u.crc32c && crc32c == null) {
+                throw new S3Error(400, "InvalidRequest"); // S3: the upload's checksum type mismatches
+            }
+            StoredObject part = store(b, got);
             u.parts.put(partNumber, part);
             partBytes.addAndGet(part.size());
-            return new UploadedPart(partNumber, part.etag(), null);
+            return new UploadedPart(partNumber, part.etag(), crc32c);
         });
     }
 
     private StoredObject store(MemorySegment body) {
         byte[] b = body.toArray(ValueLayout.JAVA_BYTE);
+        return store(b, Crc32c.base64(Crc32c.of(MemorySegment.ofArray(b))));
+    }
+
+    private StoredObject store(byte[] b, String crc32c) {
         CRC32 crc = new CRC32();
         crc.update(b);
         String etag = "\"" + Long.toHexString(crc.getValue()) + "-" + b.length + "\"";
-        return new StoredObject(b.length, cluster.keepBytes ? b : null, crc.getValue(), etag, Map.of());
+        return new StoredObject(b.length, cluster.keepBytes ? b : null, crc.getValue(), etag, Map.of(), crc32c);
     }
 
     @Override
     public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
+        return completeMultipartUpload(where, uploadId, parts, null).thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<String> completeMultipartUpload(S3Location where, String uploadId,
+                                                             List<UploadedPart> parts, String objectCrc32c) {
         return run("CompleteMultipartUpload", () -> {
             Upload u = cluster.uploads.get(uploadId);
             if (u == null) {
@@ -285,23 +354,38 @@ public final class FakeTransport implements S3Transport {
             long size = 0;
             java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
             CRC32 crc = new CRC32();
+            int full = 0;
             for (UploadedPart p : parts) {
                 StoredObject s = sorted.get(p.number());
                 if (s == null || !s.etag().equals(p.etag())) {
                     throw new S3Error(400, "InvalidPart");
                 }
+                if (u.crc32c && p.checksum() == null) {
+                    throw new S3Error(400, "InvalidRequest"); // S3: the part's checksum is missing
+                }
+                int c = Crc32c.parse(s.crc32c());
+                full = size == 0 ? c : Crc32c.combine(full, c, s.size());
                 size += s.size();
                 if (s.bytes() != null) {
                     all.write(s.bytes());
                     crc.update(s.bytes());
                 }
             }
+            String fullCrc = Crc32c.base64(full);
+            if (u.crc32c && objectCrc32c != null && !objectCrc32c.equals(fullCrc)) {
+                throw new S3Error(400, "BadDigest");
+            }
             String etag = "\"" + HexFormat.of().toHexDigits(uploadId.hashCode()) + "-" + parts.size() + "\"";
             cluster.objects.put(u.key, new StoredObject(size, cluster.keepBytes ? all.toByteArray() : null,
-                    crc.getValue(), etag, u.metadata));
+                    crc.getValue(), etag, u.metadata, u.crc32c ? fullCrc : null));
             cluster.uploads.remove(uploadId);
-            return null;
+            return u.crc32c ? reported(fullCrc) : null;
         });
+    }
+
+    private String reported(String own) {
+        String r = cluster.reportedCrc32c;
+        return r != null ? r : own;
     }
 
     @Override
@@ -326,7 +410,7 @@ public final class FakeTransport implements S3Transport {
             bucket(where.bucket());
             StoredObject s = store(body);
             cluster.objects.put(where.key(), new StoredObject(s.size(), s.bytes(), s.crc(), s.etag(),
-                    Map.copyOf(metadata)));
+                    Map.copyOf(metadata), null));
             return null;
         });
     }
@@ -336,7 +420,8 @@ public final class FakeTransport implements S3Transport {
         return run("HeadObject", () -> {
             bucket(where.bucket());
             StoredObject o = cluster.objects.get(where.key());
-            return o == null ? Optional.empty() : Optional.of(new ObjectHead(o.size(), o.etag(), o.metadata()));
+            return o == null ? Optional.empty() : Optional.of(new ObjectHead(o.size(), o.etag(), o.metadata(),
+                    o.crc32c() == null ? null : reported(o.crc32c())));
         });
     }
 
@@ -371,6 +456,12 @@ public final class FakeTransport implements S3Transport {
     public FailureKind classify(Throwable failure) {
         Throwable t = Requests.unwrap(failure);
         if (t instanceof S3Error e) {
+            if (S3Errors.preconditionFailed(e.status)) {
+                return FailureKind.CHANGED;
+            }
+            if (S3Errors.corrupted(e.status, e.code)) {
+                return FailureKind.CORRUPTED;
+            }
             return e.status >= 500 ? FailureKind.ENDPOINT : FailureKind.REQUEST;
         }
         for (Throwable c = t; c != null; c = c.getCause()) {

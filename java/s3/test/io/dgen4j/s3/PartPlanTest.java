@@ -41,6 +41,17 @@ class PartPlanTest {
     }
 
     @Test
+    void sizesNearLongMaxValueDoNotOverflow() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PartPlan.of(Long.MAX_VALUE, 32 * MIB));
+        assertEquals("a 8388608 TiB object in 32 MiB parts needs 274877906944 parts; S3 allows 10000 parts of at most "
+                + "5 GiB, so one object holds at most 48.83 TiB (53687091200000 bytes)", e.getMessage());
+        assertEquals(10_000, PartPlan.of(10_000 * PartPlan.MAX_PART_SIZE, PartPlan.MAX_PART_SIZE).parts());
+        assertThrows(IllegalArgumentException.class,
+                () -> PartPlan.of(10_000 * PartPlan.MAX_PART_SIZE + 1, PartPlan.MAX_PART_SIZE));
+    }
+
+    @Test
     void refusesPartSizesOutsideS3sLimits() {
         assertEquals("part size must be between 5 MiB and 5 GiB (S3's limits), got 4 MiB",
                 assertThrows(IllegalArgumentException.class, () -> PartPlan.of(10, 4 * MIB)).getMessage());

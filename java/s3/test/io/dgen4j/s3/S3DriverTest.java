@@ -557,7 +557,10 @@ class S3DriverTest {
         S3Endpoints a = S3Endpoints.shared(c, s);
         S3Endpoints b = S3Endpoints.shared(c, s.toBuilder().partSize(8 * MIB).build());
         assertTrue(a == b, "the part size does not change the clients");
-        assertEquals(2, c.transports.size());
+        assertEquals(0, c.transports.size(), "an endpoint's transport is made on its first request");
+        S3Transport first = a.all().getFirst().transport();
+        assertTrue(first == a.all().getFirst().transport(), "and reused");
+        assertEquals(1, c.transports.size());
         S3Endpoints.closeShared("fake");
         assertFalse(S3Endpoints.shared(c, s) == a, "closed pools are opened again");
         S3Endpoints.closeShared("fake");

@@ -203,6 +203,68 @@ public abstract class S3FaultContract {
                 .within(Duration.ofSeconds(20)).fails("403");
     }
 
+    // ---- integrity: each part's CRC32C is checked by the store, a load checks the store's CRC32C ----
+
+    @Test
+    protected void aPartWithAByteFlippedOnItsWayIsSentAgain() throws Exception {
+        List<Seen> seen = save(p -> p.inject(Match.uploadPart(3), Fault.flipRequestBody(0))).completes();
+        assertEquals(2, seen.stream().filter(Match.uploadPart(3)).count(), "part 3, then part 3 again: " + seen);
+    }
+
+    @Test
+    protected void aPartFlippedOnEveryAttemptFailsTheSave() throws Exception {
+        save(p -> p.inject(Match.uploadPart(3), Fault.flipRequestBody(100), 1, FaultProxy.EVERY))
+                .within(Duration.ofSeconds(30)).fails("UploadPart 3", "HTTP 400", "(" + MultipartWriter.CORRUPTED_ATTEMPTS
+                        + " attempts, the store found the bytes damaged each time");
+    }
+
+    /** The load checks the bytes against the store's CRC32C, and --verify against the generator. */
+    @Test
+    protected void aRangedGetWithAFlippedByteFailsTheLoad() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.flipResponseBody(17))).within(Duration.ofSeconds(20)).fails();
+    }
+
+    /** Without checksums only --verify sees it. */
+    @Test
+    protected void aRangedGetWithAFlippedByteFailsAVerifiedLoadWithoutChecksums() throws Exception {
+        load(p -> p.inject(Match.rangedGet(), Fault.flipResponseBody(17)))
+                .settings(s -> s.toBuilder().checksumMode(S3Settings.ChecksumMode.WHEN_REQUIRED).build())
+                .within(Duration.ofSeconds(20)).fails("verify failed", "first mismatch at byte offset");
+    }
+
+    /**
+     * The second ranged GET is held back while the object is replaced: the first GET after the replace
+     * is refused (412, If-Match) and the load fails at once, asking no more.
+     */
+    @Test
+    protected void anObjectReplacedDuringALoadFailsItAsChanged() throws Exception {
+        checkpoint(S3.settings()).save(target(), 4 * PART);
+        try (FaultProxy proxy = FaultProxy.start(S3.endpoint())) {
+            proxy.inject(Match.rangedGet(), Fault.delayRequest(Duration.ofSeconds(15)), 2, 1);
+            StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(PART).buffers(2).readersInFlight(1)
+                    .backend(backend()).backendOptions(proxy.settings(S3.settings())).build();
+            java.util.concurrent.CompletableFuture<IOException> loading = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> {
+                        try {
+                            c.load(target(), true);
+                            return null;
+                        } catch (IOException e) {
+                            return e;
+                        }
+                    });
+            assertTrue(proxy.await(Match.rangedGet(), 2, Duration.ofSeconds(60)), "the second GET came: " + proxy.seen());
+            checkpoint(S3.settings()).save(target(), 4096); // one small part: done within the hold
+            IOException e = loading.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertNotNull(e, "the load read across a replace without failing");
+            assertTrue(e.getMessage().contains(target() + " changed during the load"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+            List<Seen> gets = proxy.seen().stream().filter(Match.rangedGet()).toList();
+            assertEquals(412, gets.getLast().status(), "the GET after the replace is refused, and none follows: " + gets);
+            assertEquals(1, gets.stream().filter(g -> g.status() == 412).count(), "not read again: " + gets);
+        }
+        assertNothingLeftOpen(key());
+    }
+
     // ---- the kit ----
 
     /** The faults a case injects, given the proxy before the save or load starts. */

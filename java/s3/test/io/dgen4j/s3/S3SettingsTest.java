@@ -3,6 +3,7 @@ package io.dgen4j.s3;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -46,7 +47,7 @@ class S3SettingsTest {
         assertEquals("us-west-2", s.region());
         assertEquals(dir.resolve("ca.pem"), s.caBundle().orElseThrow());
         assertTrue(s.pathStyle(), "path-style by default for a custom endpoint");
-        assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, s.checksumMode());
+        assertEquals(S3Settings.ChecksumMode.CRC32C, s.checksumMode(), "every part carries a CRC32C by default");
     }
 
     @Test
@@ -61,6 +62,8 @@ class S3SettingsTest {
                 .partSize().orElseThrow());
         assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, S3Settings.fromEnvironment(
                 env("DGEN4J_S3_CHECKSUMS", "when-required"), dir).checksumMode());
+        assertEquals(S3Settings.ChecksumMode.CRC32C, S3Settings.fromEnvironment(
+                env("DGEN4J_S3_CHECKSUMS", "CRC32C"), dir).checksumMode());
         // a .env file supplies them too
         assertEquals(S3Settings.ChecksumMode.FULL, S3Settings.fromEnvironment(env(), dotEnv("DGEN4J_S3_CHECKSUMS=full"))
                 .checksumMode());
@@ -75,7 +78,7 @@ class S3SettingsTest {
                 junk.getMessage());
         IllegalArgumentException mode = assertThrows(IllegalArgumentException.class,
                 () -> S3Settings.fromEnvironment(env("DGEN4J_S3_CHECKSUMS", "when_supported"), dir));
-        assertEquals("DGEN4J_S3_CHECKSUMS must be when_required or full, got 'when_supported'", mode.getMessage());
+        assertEquals("DGEN4J_S3_CHECKSUMS must be crc32c, when_required or full, got 'when_supported'", mode.getMessage());
     }
 
     private Path dotEnv(String... lines) {
@@ -128,6 +131,39 @@ class S3SettingsTest {
         Files.writeString(dir.resolve(".env"), "AWS_SECRET_ACCESS_KEY=\"" + SECRET + "\n");
         e = assertThrows(IllegalArgumentException.class, () -> S3Settings.fromEnvironment(env(), dir));
         assertFalse(e.getMessage().contains(SECRET), e.getMessage());
+    }
+
+    @Test
+    void settingsFilesThatAreNotSmallRegularTextAreRefusedNamingThem() throws Exception {
+        Path dotEnv = dir.resolve(".env");
+        Files.createSymbolicLink(dotEnv, Path.of("/dev/zero"));
+        assertEquals(".env file " + dotEnv + " is a character device, not a regular file", refusedBy(env()));
+        Files.delete(dotEnv);
+        Files.createDirectory(dotEnv);
+        assertEquals(".env file " + dotEnv + " is a directory, not a regular file", refusedBy(env()));
+        Files.delete(dotEnv);
+        assertEquals(0, new ProcessBuilder("mkfifo", dotEnv.toString()).start().waitFor());
+        assertEquals(".env file " + dotEnv + " is a FIFO (named pipe), not a regular file", refusedBy(env()));
+        Files.delete(dotEnv);
+        Files.write(dotEnv, new byte[] {'A', '=', (byte) 0xc3, '\n'});
+        assertEquals(".env file " + dotEnv + " is not UTF-8 text (a binary byte at offset 2)", refusedBy(env()));
+        Files.delete(dotEnv);
+        Path aws = Files.createDirectories(dir.resolve("home/.aws"));
+        Files.writeString(aws.resolve("credentials"), "#".repeat(io.dgen4j.storage.ConfigFiles.MAX_BYTES + 1));
+        assertEquals("AWS credentials file " + aws.resolve("credentials") + " is 1048577 bytes: the limit for a "
+                + "settings file is 1048576 (1 MiB)", refusedBy(env()));
+        Files.delete(aws.resolve("credentials"));
+        assertEquals(0, new ProcessBuilder("mkfifo", aws.resolve("config").toString()).start().waitFor());
+        assertEquals("AWS config file " + aws.resolve("config") + " is a FIFO (named pipe), not a regular file",
+                refusedBy(env()));
+        Files.delete(aws.resolve("config"));
+        assertEquals("AWS_CA_BUNDLE /dev/zero is a character device, not a regular file",
+                refusedBy(env("AWS_CA_BUNDLE", "/dev/zero")));
+    }
+
+    private String refusedBy(Map<String, String> env) {
+        return assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> assertThrows(
+                IllegalArgumentException.class, () -> S3Settings.fromEnvironment(env, dir))).getMessage();
     }
 
     @Test

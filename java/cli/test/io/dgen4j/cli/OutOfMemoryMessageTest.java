@@ -1,0 +1,60 @@
+package io.dgen4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dgen4j.s3.EndpointSet;
+import io.dgen4j.s3.FakeTransport;
+import io.dgen4j.s3.S3Endpoints;
+import io.dgen4j.s3.S3Settings;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An {@link OutOfMemoryError} is reported as what ran out: the Java heap with its size, or the
+ * native memory of the data buffers; with the S3 endpoints open when there is a set, and never the
+ * advice to use a smaller {@code --size} (the data lives outside the heap).
+ */
+class OutOfMemoryMessageTest {
+    private static final long HEAP_MIB = Runtime.getRuntime().maxMemory() >> 20;
+
+    @Test
+    void aFullHeapNamesTheHeapAndItsSizeNotTheCheckpointSize() {
+        // pools that other tests of this JVM left open may add " with n S3 endpoints open (...)"
+        String advice = "; give the JVM more heap: dgen4j -Xmx512m ... (the launcher's default is -Xmx96m), or "
+                + "DGEN4J_JAVA_OPTS";
+        String m = Errors.describe(new OutOfMemoryError("Java heap space"));
+        assertTrue(m.startsWith("out of memory: the Java heap (" + HEAP_MIB + " MiB) is full (Java heap space)"), m);
+        assertTrue(m.endsWith(advice), m);
+        assertFalse(m.contains("--size"), m);
+        String meta = Errors.describe(new OutOfMemoryError("Metaspace"));
+        assertTrue(meta.startsWith("out of memory: Metaspace (Java heap " + HEAP_MIB + " MiB)") && meta.endsWith(advice),
+                meta);
+    }
+
+    @Test
+    void nativeMemoryForTheBuffersNamesTheBufferOptions() {
+        assertEquals("out of native memory for the data buffers (Unable to allocate 1073741824 bytes): use a smaller "
+                + "--chunk or fewer --buffers", Errors.describe(new OutOfMemoryError("Unable to allocate 1073741824 bytes")));
+    }
+
+    @Test
+    void theEndpointsOpenAreCounted() throws Exception {
+        FakeTransport.Cluster c = new FakeTransport.Cluster("oom", false);
+        S3Settings s = S3Settings.builder().credentials("key", "secret", null)
+                .endpointSet(EndpointSet.builder().endpoints(c.endpoints(250)).build()).build();
+        try {
+            S3Endpoints.shared(c, s);
+            String m = Errors.describe(new OutOfMemoryError("Java heap space"));
+            assertTrue(m.startsWith("out of memory: the Java heap (" + HEAP_MIB + " MiB) is full (Java heap space) "
+                    + "with "), m);
+            // other tests of this JVM may hold pools too: at least these 250, none of them in use
+            assertTrue(m.matches(".* with \\d+ S3 endpoints open \\(\\d+ in use; each in use takes heap, see "
+                    + "docs/ENDPOINTS.md\\); give the JVM more heap: .*"), m);
+            int open = Integer.parseInt(m.replaceAll(".* with (\\d+) S3 endpoints open.*", "$1"));
+            assertTrue(open >= 250, m);
+        } finally {
+            S3Endpoints.closeShared("fake");
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.dgen4j.checkpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** {@link ProcessMemory.Sampler}: samples RSS, and stays quiet when the heap runs out under it. */
+class ProcessMemorySamplerTest {
+    @Test
+    void samplesUntilClosed() throws Exception {
+        try (ProcessMemory.Sampler s = new ProcessMemory.Sampler(5, () -> 42)) {
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (s.samples().size() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(s.samples().size() >= 3, s.samples().toString());
+            assertTrue(s.peakSampled() > 0);
+            assertEquals(42, s.samples().getFirst().bytesDone());
+        }
+    }
+
+    /**
+     * A full heap meets the sampler's thread as much as the command's: it stops sampling without a
+     * trace on the console (an uncaught error would print one), and the command reports the error.
+     */
+    @Test
+    void anOutOfMemoryErrorStopsTheSamplerWithoutAnUncaughtError() throws Exception {
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler was = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        AtomicInteger calls = new AtomicInteger();
+        try (ProcessMemory.Sampler s = new ProcessMemory.Sampler(5, () -> {
+            if (calls.incrementAndGet() == 2) {
+                throw new OutOfMemoryError("Java heap space");
+            }
+            return 0;
+        })) {
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (calls.get() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            Thread.sleep(100);
+            assertEquals(2, calls.get(), "the sampler stopped at the error");
+            assertEquals(1, s.samples().size());
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(was);
+        }
+        assertEquals(List.of(), uncaught);
+    }
+}
