@@ -57,7 +57,7 @@ class AwsBackendTest extends S3BackendFailuresContract {
     }
 
     private static StreamingCheckpoint checkpoint(S3Settings s, AwsOptions options) {
-        return StreamingCheckpoint.builder().chunkSize(5 * MIB).buffers(3).writersInFlight(2).backend("aws")
+        return StreamingCheckpoint.builder().chunkSize(5 * MIB).buffers(3).writersInFlight(2).readersInFlight(2).backend("aws")
                 .backendOptions(s).backendOptions(options)
                 .spec(DataSpec.builder().size(1).seed(42).dedupRatio(2).compressRatio(2).build()).build();
     }

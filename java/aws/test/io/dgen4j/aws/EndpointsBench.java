@@ -132,7 +132,7 @@ public final class EndpointsBench {
     private static StreamingCheckpoint checkpoint(S3Settings s, DataSpec spec, long part, int inFlight,
                                                   java.util.function.LongConsumer progress) {
         StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
-                .writersInFlight(inFlight).backend("aws").backendOptions(s).spec(spec);
+                .writersInFlight(inFlight).readersInFlight(inFlight).backend("aws").backendOptions(s).spec(spec);
         return progress == null ? b.build() : b.progress(progress).build();
     }
 

@@ -73,7 +73,7 @@ public final class SaveVsPlainUpload {
             // buffer is mapped once too); -Dbench.freshPool=true maps a new pool per save instead.
             BufferPool pool = new BufferPool(inFlight + 2, part);
             StreamingCheckpoint.Builder ckptBuilder = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
-                    .writersInFlight(inFlight).backend("aws").backendOptions(settings)
+                    .writersInFlight(inFlight).resetPeakRss(true).backend("aws").backendOptions(settings)
                     .backendOptions(AwsOptions.overriding(o -> o.addExecutionInterceptor(new FirstPartHeaders("streaming"))))
                     .spec(spec);
             boolean freshPool = Boolean.getBoolean("bench.freshPool");
@@ -295,7 +295,7 @@ public final class SaveVsPlainUpload {
         io.dgen4j.storage.StorageProvider p = io.dgen4j.storage.StorageProviders.named("aws").orElseThrow();
         int parts = (int) ((data.byteSize() + part - 1) / part);
         try (io.dgen4j.storage.StorageWriter w = p.openWriter(new io.dgen4j.storage.WriteRequest(t, data.byteSize(),
-                java.util.Map.of("chunkSize", part), inFlight, options))) {
+                part, java.util.Map.of("chunkSize", part), inFlight, options))) {
             java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
             List<CompletableFuture<Void>> writers = new ArrayList<>();
             for (int i = 0; i < inFlight; i++) {

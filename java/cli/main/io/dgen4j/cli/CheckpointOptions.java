@@ -59,14 +59,19 @@ final class CheckpointOptions {
         return builder(progress).build();
     }
 
-    /** The checkpoint's builder, for commands that add backend options. */
+    /**
+     * The checkpoint's builder, for commands that add backend options. Commands that load what they
+     * saved (quickstart, backends) read with as many in flight as they wrote. Each save and load
+     * measures the process's peak RSS from its start (the CLI owns its process).
+     */
     StreamingCheckpoint.Builder builder(LongConsumer progress) {
         check();
         DataSpec.Builder spec = data.spec();
         FileOptions files = FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync)
                 .withPreallocate(!noPreallocate);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
-                .spec(spec.build()).source(source()).threads(data.threads).backendOptions(files).progress(progress);
+                .readersInFlight(writers).spec(spec.build()).source(source()).threads(data.threads)
+                .backendOptions(files).progress(progress).resetPeakRss(true);
     }
 
     static FileOptions.Fadvise fadvise(String value) {

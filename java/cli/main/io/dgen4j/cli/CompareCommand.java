@@ -2,12 +2,15 @@ package io.dgen4j.cli;
 
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.storage.StorageOptions;
+import io.dgen4j.storage.StorageProviders;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -130,9 +133,14 @@ final class CompareCommand implements Callable<Integer> {
 
     private static void deleteUnlessKept(Path f, boolean keep) throws IOException {
         if (!keep) {
-            Files.deleteIfExists(f);
-            Files.deleteIfExists(io.dgen4j.storage.FileStorage.sidecarPath(f));
+            deleteCheckpoint(f);
         }
+    }
+
+    /** Removes the checkpoint file {@code f} and its manifest through the file backend, if there is one. */
+    static void deleteCheckpoint(Path f) throws IOException {
+        StorageTarget target = StorageTarget.parse(f.toString());
+        StorageProviders.forTarget(target, Optional.empty()).delete(target, StorageOptions.empty());
     }
 
     /** Everything a comparison needs, checked before its first byte is written. */

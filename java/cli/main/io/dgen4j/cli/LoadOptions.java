@@ -14,7 +14,7 @@ final class LoadOptions {
             description = "Bytes per read, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
     long chunk;
 
-    @Option(names = "--readers", defaultValue = "" + StreamingCheckpoint.DEFAULT_WRITERS,
+    @Option(names = "--readers", defaultValue = "" + StreamingCheckpoint.DEFAULT_READERS,
             description = "Reads in flight, 1 to " + Limits.MAX_IN_FLIGHT + " (default ${DEFAULT-VALUE}).")
     int readers;
 
@@ -55,6 +55,7 @@ final class LoadOptions {
         check(false); // the least any load takes: `load` checked with its --verify first
         FileOptions.Fadvise advice = CheckpointOptions.fadvise(fadvise);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).readersInFlight(readers)
-                .threads(threads).backendOptions(FileOptions.defaults().withFadvise(advice)).progress(progress);
+                .threads(threads).backendOptions(FileOptions.defaults().withFadvise(advice)).progress(progress)
+                .resetPeakRss(true); // the CLI owns its process: the peak RSS of each load from its start
     }
 }

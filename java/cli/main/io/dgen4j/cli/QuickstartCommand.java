@@ -88,8 +88,7 @@ final class QuickstartCommand implements Callable<Integer> {
             try (Progress bar = new Progress(System.err, "2/3 load+verify", bytes, bars)) {
                 loaded = options.build(bar::update).load(StorageTarget.parse(file.toString()), true);
             }
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(io.dgen4j.storage.FileStorage.sidecarPath(file));
+            CompareCommand.deleteCheckpoint(file);
             CompareCommand.Outcome cmp = CompareCommand.run(command.commandLine().getErr(), work, bytes, options, bars, false);
             String plotError = plot == null ? null : CompareCommand.drawPlot(plot, cmp);
             S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
@@ -126,8 +125,7 @@ final class QuickstartCommand implements Callable<Integer> {
             }
             return 0;
         } finally {
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(io.dgen4j.storage.FileStorage.sidecarPath(file));
+            CompareCommand.deleteCheckpoint(file);
             Files.deleteIfExists(work);
         }
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.checkpoint.Where;
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -21,13 +22,16 @@ class EndpointReportTest {
             3, 1, 4.0, 250.125, 2, "down", "UploadPart of s3://b/k at http://gateway-b.example:9000: connection refused");
 
     private static SaveResult save(List<EndpointStatistics> endpoints) {
-        return new SaveResult("streaming", "aws s3://b/k at http://10.0.0.1:9000", "aws", false, 250L << 20, 5L << 20, 50, 4,
-                2, "native", "7", 0.1, 1.0, 0.2, 1.3, 3, 20L << 20, 100L << 20, List.of(), endpoints);
+        return new SaveResult("streaming", new Where("aws s3://b/k at http://10.0.0.1:9000", "aws", false),
+                new SaveResult.Plan(250L << 20, 5L << 20, 50, 4, 2), new SaveResult.Data("native", "7"),
+                new SaveResult.Times(0.1, 1.0, 0.2, 1.3), new SaveResult.Memory(3, 20L << 20, 100L << 20), List.of(),
+                endpoints);
     }
 
     private static LoadResult load(List<EndpointStatistics> endpoints) {
-        return new LoadResult("aws s3://b/k", "aws", false, 250L << 20, 5L << 20, 2, true, "native", 1.0, 0.5, 1.2, 3,
-                100L << 20, endpoints);
+        return new LoadResult(new Where("aws s3://b/k", "aws", false), new LoadResult.Plan(250L << 20, 5L << 20, 2),
+                new LoadResult.Verification(true, "native"), new LoadResult.Times(1.0, 0.5, 1.2),
+                new LoadResult.Memory(3, 100L << 20), endpoints);
     }
 
     private static String text(java.util.function.Consumer<PrintWriter> report) {

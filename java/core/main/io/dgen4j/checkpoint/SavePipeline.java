@@ -19,16 +19,14 @@ import java.util.function.LongConsumer;
  * failing generator or an interrupt stops the whole pipeline promptly, and every buffer is
  * back in the pool when {@link #run()} returns or throws.
  */
-final class SavePipeline {
+final class SavePipeline implements SaveRun {
     private static final long POLL_MS = 50;
     /** How long to wait for a writer stuck in a system call after a failure before giving up on it. */
     private static final long WRITER_EXIT_MS = 120_000;
 
     private record Chunk(MemorySegment buffer, long offset, long length) {}
 
-    private final DataSource.Filler filler;
     private final BufferPool pool;
-    private final StorageWriter writer;
     private final long total;
     private final long chunk;
     private final int writers;
@@ -41,11 +39,9 @@ final class SavePipeline {
     private volatile boolean producerDone;
     private boolean writersStopped = true;
 
-    SavePipeline(DataSource.Filler filler, BufferPool pool, StorageWriter writer, long total, long chunk,
-                 int writers, LongConsumer progress) {
-        this.filler = filler;
+    /** A save of {@code total} bytes in writes of {@code chunk}, {@code writers} at once, through {@code pool}. */
+    SavePipeline(BufferPool pool, long total, long chunk, int writers, LongConsumer progress) {
         this.pool = pool;
-        this.writer = writer;
         this.total = total;
         this.chunk = chunk;
         this.writers = writers;
@@ -53,16 +49,44 @@ final class SavePipeline {
         this.ready = new ArrayBlockingQueue<>(pool.capacity() + writers);
     }
 
-    long written() {
+    @Override
+    public long written() {
         return written.get();
     }
 
-    double generationSeconds() {
+    @Override
+    public double generationSeconds() {
         return generationNanos / 1e9;
     }
 
-    double ioSeconds() {
+    @Override
+    public double ioSeconds() {
         return io.seconds();
+    }
+
+    @Override
+    public String method() {
+        return "streaming";
+    }
+
+    @Override
+    public int inFlight() {
+        return writers;
+    }
+
+    @Override
+    public int buffers() {
+        return pool.capacity();
+    }
+
+    @Override
+    public int peakBuffersInUse() {
+        return pool.peakInUse();
+    }
+
+    @Override
+    public long poolBytes() {
+        return pool.poolBytes();
     }
 
     /** False when a writer thread did not exit in time (its buffer must then not be freed). */
@@ -71,14 +95,15 @@ final class SavePipeline {
     }
 
     /** Runs the pipeline to the end; throws the first failure. */
-    void run() throws IOException {
+    @Override
+    public void run(DataSource.Filler filler, StorageWriter writer) throws IOException {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < writers; i++) {
-            threads.add(Thread.ofPlatform().name("dgen4j-writer-" + i).daemon().start(this::writeLoop));
+            threads.add(Thread.ofPlatform().name("dgen4j-writer-" + i).daemon().start(() -> writeLoop(writer)));
         }
         boolean interrupted = false;
         try {
-            produce();
+            produce(filler);
         } catch (InterruptedException e) {
             interrupted = true;
             fail(new InterruptedIOException(String.format("save to %s interrupted after %d bytes", writer.description(),
@@ -97,7 +122,7 @@ final class SavePipeline {
         CheckpointException.rethrow(failure.get());
     }
 
-    private void produce() throws InterruptedException {
+    private void produce(DataSource.Filler filler) throws InterruptedException {
         for (long offset = 0; offset < total; offset += chunk) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
@@ -130,7 +155,7 @@ final class SavePipeline {
         }
     }
 
-    private void writeLoop() {
+    private void writeLoop(StorageWriter writer) {
         while (true) {
             Chunk c;
             try {

@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * meanwhile is noted (a warning), not mixed in; a write into the very file it reads (its size or
  * modification time changes) fails the read as "changed during the load". With the native core, I/O is
  * O_DIRECT where the filesystem allows it, straight from the caller's segments; without it
- * (pure-Java mode), a FileChannel writes the segments' ByteBuffer views, buffered.
+ * (pure-Java mode), a FileChannel writes the segments' ByteBuffer views, buffered. Callers reach
+ * it through {@link FileStorageProvider}, the storage SPI.
  *
  * {@snippet :
  * try (StorageWriter w = FileStorage.openWriter(Path.of("/nvme/ckpt.bin"), FileOptions.defaults(), size,
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }
  */
-public final class FileStorage {
+final class FileStorage {
     private static final Logger LOG = LoggerFactory.getLogger(FileStorage.class);
     /** Suffix of a checkpoint's sidecar. */
     public static final String SIDECAR_SUFFIX = Sidecar.SUFFIX;
@@ -94,8 +95,11 @@ public final class FileStorage {
         void before(CommitStep step, Path target) throws IOException;
     }
 
-    /** Installs the hook called before each commit step of every writer (default: none). */
-    public static void stepHook(StepHook hook) {
+    /**
+     * Installs the hook called before each commit step of every writer (default: none): a seam for
+     * the commit-protocol tests in this package, not for production code.
+     */
+    static void stepHook(StepHook hook) {
         stepHook = hook == null ? (step, target) -> { } : hook;
     }
 

@@ -33,7 +33,7 @@ class LoadVerifyTest {
         assertEquals(0, BufferPool.liveBytes(), "buffer memory left allocated after the test");
     }
 
-    /** The system property choosing who verifies (StreamingCheckpoint.LoadRun). */
+    /** The system property choosing who verifies (LoadPipeline). */
     static final String VERIFIER = "dgen4j.load.verifier";
     static final List<String> MODES = List.of("auto", "inline", "thread");
 
@@ -43,7 +43,7 @@ class LoadVerifyTest {
     }
 
     static StreamingCheckpoint ckpt(int readers, int buffers) {
-        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(buffers).writersInFlight(readers).spec(DATA).build();
+        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(buffers).readersInFlight(readers).spec(DATA).build();
     }
 
     static void flip(Path f, long at) throws Exception {
@@ -64,7 +64,7 @@ class LoadVerifyTest {
             System.setProperty(VERIFIER, mode);
             for (int[] rb : new int[][] {{1, 2}, {2, 3}, {3, 4}, {1, 5}}) {
                 java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
-                LoadResult r = StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(rb[1]).writersInFlight(rb[0])
+                LoadResult r = StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(rb[1]).readersInFlight(rb[0])
                         .spec(DATA).progress(n -> seen.accumulateAndGet(n, Math::max)).build().load(f.toString(), true);
                 String what = mode + " readers " + rb[0] + " buffers " + rb[1];
                 assertTrue(r.verified());
@@ -101,7 +101,7 @@ class LoadVerifyTest {
         for (String mode : MODES) {
             System.setProperty(VERIFIER, mode);
             for (int readers : new int[] {1, 2}) {
-                LoadResult r = b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true);
+                LoadResult r = b.buffers(readers + 1).readersInFlight(readers).build().load(f.toString(), true);
                 assertEquals(size, r.totalBytes());
                 // Verified within the readers' own buffers, whoever verifies: slices of copied bytes,
                 // halves of a chunk the device writes.
@@ -116,7 +116,7 @@ class LoadVerifyTest {
             System.setProperty(VERIFIER, mode);
             for (int readers : new int[] {1, 2}) {
                 var e = assertThrows(VerifyException.class,
-                        () -> b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true));
+                        () -> b.buffers(readers + 1).readersInFlight(readers).build().load(f.toString(), true));
                 assertEquals(first, e.offset().orElseThrow(), mode + ": " + e.getMessage());
             }
         }
@@ -159,7 +159,7 @@ class LoadVerifyTest {
         AtomicBoolean verifierReleased = new AtomicBoolean();
         AtomicBoolean stalledOnce = new AtomicBoolean();
         AtomicLong seen = new AtomicLong();
-        LoadResult r = b.buffers(2).writersInFlight(1).progress(n -> {
+        LoadResult r = b.buffers(2).readersInFlight(1).progress(n -> {
             seen.accumulateAndGet(n, Math::max);
             String name = Thread.currentThread().getName();
             if (name.startsWith("dgen4j-reader")) {
@@ -185,7 +185,7 @@ class LoadVerifyTest {
         flip(f, bad);
         AtomicBoolean readersEnded = new AtomicBoolean();
         AtomicBoolean stalled = new AtomicBoolean();
-        var e = assertThrows(VerifyException.class, () -> b.buffers(2).writersInFlight(1).progress(n -> {
+        var e = assertThrows(VerifyException.class, () -> b.buffers(2).readersInFlight(1).progress(n -> {
             if (Thread.currentThread().getName().equals("dgen4j-verifier") && stalled.compareAndSet(false, true)) {
                 readersEnded.set(awaitNoReaders(20));
             }
@@ -206,7 +206,7 @@ class LoadVerifyTest {
         b.buffers(2).writersInFlight(1).build().save(f.toString(), size);
         for (int round = 0; round < 3; round++) {
             for (int readers : new int[] {2, 3, 4}) {
-                LoadResult r = b.buffers(readers + 1).writersInFlight(readers).build().load(f.toString(), true);
+                LoadResult r = b.buffers(readers + 1).readersInFlight(readers).build().load(f.toString(), true);
                 assertEquals(size, r.totalBytes(), "readers " + readers);
                 assertTrue(r.peakBuffersInUse() <= readers, "readers " + readers + ": peak " + r.peakBuffersInUse());
             }

@@ -34,10 +34,15 @@ class ManifestTest {
         return assertThrows(CheckpointException.class, () -> reader().load(f.toString(), true)).getMessage();
     }
 
+    /** The sidecar that holds the manifest of the checkpoint file {@code f} (docs/CHECKPOINTS.md). */
+    static Path sidecar(Path f) {
+        return f.resolveSibling(f.getFileName() + ".manifest.json");
+    }
+
     @Test
     void theManifestIsJsonWithTheSpecAtTopLevelAndTheFileItDescribes() throws Exception {
         Path f = saved("a.bin");
-        String json = Files.readString(io.dgen4j.storage.FileStorage.sidecarPath(f));
+        String json = Files.readString(sidecar(f));
         assertTrue(json.startsWith("{\"dgen4j\":\"checkpoint\",\"formatVersion\":1,\"size\":1000003,\"seed\":\"5\","),
                 json);
         assertTrue(json.contains("\"file\":{\"inode\":" + Files.getAttribute(f, "unix:ino") + ",\"size\":1000003}"),
@@ -47,7 +52,7 @@ class ManifestTest {
     @Test
     void unknownAndNestedFieldsAreIgnoredOnlyTopLevelKeysCount() throws Exception {
         Path f = saved("b.bin");
-        Path m = io.dgen4j.storage.FileStorage.sidecarPath(f);
+        Path m = sidecar(f);
         String json = Files.readString(m);
         // A nested "seed" (inside an unknown object) must not replace the real one; unknown keys are ignored.
         json = json.replace("{\"dgen4j\"", "{\"note\":{\"seed\":\"999\",\"size\":1},\"tags\":[1,{\"seed\":\"7\"}],"
@@ -59,7 +64,7 @@ class ManifestTest {
     @Test
     void invalidJsonIsRefusedAsSuch() throws Exception {
         Path f = saved("c.bin");
-        Path m = io.dgen4j.storage.FileStorage.sidecarPath(f);
+        Path m = sidecar(f);
         String good = Files.readString(m);
         Files.writeString(m, good.substring(0, good.length() / 2));
         assertTrue(error(f).contains("is not valid JSON"), error(f));
@@ -77,7 +82,7 @@ class ManifestTest {
     @Test
     void aHugeManifestIsRefusedWithoutBeingRead() throws Exception {
         Path f = saved("d.bin");
-        Path m = io.dgen4j.storage.FileStorage.sidecarPath(f);
+        Path m = sidecar(f);
         try (RandomAccessFile raf = new RandomAccessFile(m.toFile(), "rw")) {
             raf.setLength(256L << 20); // sparse: 256 MiB that would not fit the CLI's 128 MiB heap
         }
@@ -87,7 +92,7 @@ class ManifestTest {
     @Test
     void wrongTypesAndMissingKeysNameTheKey() throws Exception {
         Path f = saved("e.bin");
-        Path m = io.dgen4j.storage.FileStorage.sidecarPath(f);
+        Path m = sidecar(f);
         String good = Files.readString(m);
         Files.writeString(m, good.replace("\"blockSize\":4096", "\"blockSize\":\"big\""));
         assertTrue(error(f).contains("\"blockSize\" must be an integer"), error(f));
@@ -103,7 +108,7 @@ class ManifestTest {
         Path copies = Files.createDirectories(dir.resolve("copies"));
         Path g = copies.resolve("orig.bin");
         Files.copy(f, g);
-        Files.copy(io.dgen4j.storage.FileStorage.sidecarPath(f), io.dgen4j.storage.FileStorage.sidecarPath(g));
+        Files.copy(sidecar(f), sidecar(g));
         assertTrue(reader().load(g.toString(), true).verified(), "cp gives a new inode; the size still matches");
         // A file of another size under the name is not what the manifest describes.
         try (RandomAccessFile raf = new RandomAccessFile(g.toFile(), "rw")) {
@@ -116,7 +121,7 @@ class ManifestTest {
     void aManifestFromBeforeFileIdentitiesLoads() throws Exception {
         Path f = saved("legacy.bin");
         // The format the first dgen4j wrote: no "file" object.
-        Files.writeString(io.dgen4j.storage.FileStorage.sidecarPath(f), "{\"dgen4j\":\"checkpoint\",\"formatVersion\":1,"
+        Files.writeString(sidecar(f), "{\"dgen4j\":\"checkpoint\",\"formatVersion\":1,"
                 + "\"size\":1000003,\"seed\":\"5\",\"blockSize\":4096,\"dedup\":1.0,\"compress\":2.0,"
                 + "\"generator\":\"native\",\"chunkSize\":1048576}\n", StandardCharsets.UTF_8);
         assertTrue(reader().load(f.toString(), true).verified());

@@ -37,7 +37,7 @@ class SharedBufferPoolTest {
     void savesAndLoadsShareTheBuffersAndWriteTheSameBytes() throws Exception {
         try (BufferPool pool = new BufferPool(3, 2 * MIB)) {
             // Chunks of 1 MiB in buffers of 2 MiB: a pool may be larger than a chunk.
-            StreamingCheckpoint ckpt = StreamingCheckpoint.builder().chunkSize(MIB).writersInFlight(2).spec(DATA)
+            StreamingCheckpoint ckpt = StreamingCheckpoint.builder().chunkSize(MIB).writersInFlight(2).readersInFlight(2).spec(DATA)
                     .bufferPool(pool).build();
             long[] sizes = {9 * MIB + 17, 3 * MIB, 1};
             for (int i = 0; i < sizes.length; i++) {
@@ -78,9 +78,11 @@ class SharedBufferPoolTest {
             assertEquals("the shared buffer pool's buffers (1048576 bytes) are smaller than a chunk (2097152 bytes)",
                     small.getMessage());
             var few = assertThrows(IllegalArgumentException.class,
-                    () -> StreamingCheckpoint.builder().chunkSize(MIB).writersInFlight(2).bufferPool(pool).build());
+                    () -> StreamingCheckpoint.builder().chunkSize(MIB).writersInFlight(2).bufferPool(pool).build()
+                            .save(dir.resolve("few.bin").toString(), MIB));
             assertEquals("the shared buffer pool's 2 buffer(s) must exceed writers in flight (2): one buffer is always "
                     + "being filled", few.getMessage());
+            assertTrue(Files.notExists(dir.resolve("few.bin")), "refused before anything is written");
         }
     }
 

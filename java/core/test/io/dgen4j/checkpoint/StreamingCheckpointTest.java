@@ -10,6 +10,9 @@ import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.Streams;
 import io.dgen4j.storage.FileOptions;
+import io.dgen4j.storage.FileStorageProvider;
+import io.dgen4j.storage.ReadRequest;
+import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -36,7 +39,8 @@ class StreamingCheckpointTest {
     }
 
     static StreamingCheckpoint.Builder small() {
-        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2).spec(DATA);
+        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2).readersInFlight(2)
+                .spec(DATA);
     }
 
     static byte[] expected(long size) {
@@ -64,7 +68,8 @@ class StreamingCheckpointTest {
         assertTrue(r.generationSeconds() > 0 && r.ioSeconds() > 0 && r.totalSeconds() >= r.ioSeconds());
         assertEquals(List.of(), leftovers(dir));
         Manifest m;
-        try (var reader = io.dgen4j.storage.FileStorage.openReader(f, FileOptions.defaults())) {
+        try (var reader = new FileStorageProvider().openReader(new ReadRequest(StorageTarget.parse(f.toString()), 1,
+                StorageOptions.empty()))) {
             m = Manifest.fromMetadata(reader.metadata(), "manifest");
         }
         assertEquals(DATA.toBuilder().size(size).build(), m.spec());
@@ -119,13 +124,33 @@ class StreamingCheckpointTest {
     }
 
     @Test
+    void theProcesssPeakRssIsResetOnlyWhenTheCallerAsks() throws Exception {
+        // A high-water mark 256 MiB above anything a small save takes, left behind by memory now freed.
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            arena.allocate(256L << 20, 4096).fill((byte) 1);
+        }
+        long high = ProcessMemory.peakRss();
+        assertTrue(high > ProcessMemory.rss() + (200L << 20), "the freed memory left a peak: " + high);
+        SaveResult quiet = small().build().save(dir.resolve("quiet.bin").toString(), 3L << 20);
+        assertTrue(ProcessMemory.peakRss() >= high, "a library save leaves the process's peak alone");
+        assertTrue(quiet.peakRssBytes() > 0 && quiet.peakRssBytes() < high,
+                "its figure is the sampled peak, not the process's: " + quiet.peakRssBytes() + " of " + high);
+        SaveResult measured = small().resetPeakRss(true).build().save(dir.resolve("measured.bin").toString(), 3L << 20);
+        assertTrue(ProcessMemory.peakRss() < high, "asked, the save resets the peak (/proc/self/clear_refs) at its "
+                + "start: " + ProcessMemory.peakRss() + " of " + high);
+        assertTrue(measured.peakRssBytes() > 0 && measured.peakRssBytes() < high, "" + measured.peakRssBytes());
+    }
+
+    @Test
     void badSizesAndChunksAreRefused() {
         var zero = assertThrows(IllegalArgumentException.class, () -> small().build().save(dir.resolve("z").toString(), 0));
         assertEquals("checkpoint size must be > 0 bytes, got 0", zero.getMessage());
         var chunk = assertThrows(IllegalArgumentException.class, () -> StreamingCheckpoint.builder().chunkSize(1000));
         assertEquals("chunk size must be a positive multiple of 4096 bytes, got 1000", chunk.getMessage());
+        // a load of that checkpoint could run; its save cannot, and is refused before it writes
         var buffers = assertThrows(IllegalArgumentException.class,
-                () -> StreamingCheckpoint.builder().buffers(2).writersInFlight(2).build());
+                () -> StreamingCheckpoint.builder().buffers(2).writersInFlight(2).build()
+                        .save(dir.resolve("z").toString(), 1));
         assertTrue(buffers.getMessage().startsWith("buffers (2) must exceed writers in flight (2)"));
         assertFalse(Files.exists(dir.resolve("z")));
     }
@@ -216,7 +241,7 @@ class StreamingCheckpointTest {
         assertTrue(e.getMessage().contains("interrupted"), e.getMessage());
         assertTrue(seen.get() < 64L << 20, "stopped promptly, after " + seen.get() + " bytes");
         assertFalse(Files.exists(f));
-        assertFalse(Files.exists(io.dgen4j.storage.FileStorage.sidecarPath(f)));
+        assertFalse(Files.exists(ManifestTest.sidecar(f)));
         assertEquals(List.of(), leftovers(dir));
     }
 

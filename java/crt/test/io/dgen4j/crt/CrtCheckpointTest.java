@@ -37,7 +37,7 @@ class CrtCheckpointTest {
     static final S3ProxyExtension S3 = new S3ProxyExtension();
 
     private static StreamingCheckpoint checkpoint(long seed) {
-        return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).backend("crt")
+        return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).readersInFlight(2).backend("crt")
                 .backendOptions(S3.settings()).spec(DataSpec.builder().seed(seed).compressRatio(2).build()).build();
     }
 
@@ -65,7 +65,7 @@ class CrtCheckpointTest {
     void aChunkOfSeveralPartsIsSentAsThoseParts() throws Exception {
         String key = "ckpt/two-parts-per-chunk.bin";
         StorageTarget target = CrtTests.target(S3, key);
-        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(2 * CHUNK).buffers(3).writersInFlight(2)
+        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(2 * CHUNK).buffers(3).writersInFlight(2).readersInFlight(2)
                 .backend("crt").backendOptions(S3.settings().toBuilder().partSize(CHUNK).build())
                 .spec(DataSpec.builder().seed(6).build()).build();
         long size = 5 * CHUNK + 777;
@@ -80,7 +80,7 @@ class CrtCheckpointTest {
     void fullChecksumsRoundTrip() throws Exception {
         String key = "ckpt/full-checksums.bin";
         StorageTarget target = CrtTests.target(S3, key);
-        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2)
+        StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).readersInFlight(2)
                 .backend("crt").backendOptions(S3.settings().toBuilder().checksumMode(S3Settings.ChecksumMode.FULL)
                         .build()).spec(DataSpec.builder().seed(5).build()).build();
         long size = 2 * CHUNK + 4321;

@@ -44,7 +44,7 @@ class CrtFailureTest {
     static final S3ProxyExtension S3 = new S3ProxyExtension();
 
     private static StreamingCheckpoint.Builder checkpoint(long seed, S3Settings settings) {
-        return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).backend("crt")
+        return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).readersInFlight(2).backend("crt")
                 .backendOptions(settings).spec(DataSpec.builder().seed(seed).build());
     }
 

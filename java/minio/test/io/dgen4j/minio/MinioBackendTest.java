@@ -56,7 +56,7 @@ class MinioBackendTest extends S3BackendFailuresContract {
     }
 
     private static StreamingCheckpoint checkpoint(S3Settings s, MinioOptions options) {
-        return StreamingCheckpoint.builder().chunkSize(5 * MIB).buffers(3).writersInFlight(2).backend("minio")
+        return StreamingCheckpoint.builder().chunkSize(5 * MIB).buffers(3).writersInFlight(2).readersInFlight(2).backend("minio")
                 .backendOptions(s).backendOptions(options)
                 .spec(DataSpec.builder().size(1).seed(42).dedupRatio(2).compressRatio(2).build()).build();
     }

@@ -37,7 +37,7 @@ class MinioEndpointsTest {
     }
 
     private static StreamingCheckpoint checkpoint(S3Settings s) {
-        return StreamingCheckpoint.builder().chunkSize(5 * MIB).buffers(3).writersInFlight(2).backend("minio")
+        return StreamingCheckpoint.builder().chunkSize(5 * MIB).buffers(3).writersInFlight(2).readersInFlight(2).backend("minio")
                 .backendOptions(s).build();
     }
 

@@ -179,7 +179,7 @@ public final class SaveMinioVsAws {
     private static double[] save(String backend, S3Settings settings, DataSpec spec, String bucket, long size,
                                  long part, int inFlight) throws Exception {
         StreamingCheckpoint ckpt = StreamingCheckpoint.builder().chunkSize(part).buffers(inFlight + 2)
-                .writersInFlight(inFlight).backend(backend).backendOptions(settings).spec(spec)
+                .writersInFlight(inFlight).resetPeakRss(true).backend(backend).backendOptions(settings).spec(spec)
                 .bufferPool(pool(inFlight + 2, part)).build();
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         PartCounters counters = MinioTransportFactory.counters();

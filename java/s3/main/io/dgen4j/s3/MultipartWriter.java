@@ -109,7 +109,7 @@ public final class MultipartWriter implements StorageWriter {
         if (inFlight < 1) {
             throw new IllegalArgumentException("parts in flight must be >= 1, got " + inFlight);
         }
-        // The pipeline writes chunk-aligned offsets; the manifest names the chunk size.
+        // The pipeline writes whole chunks at their offsets: parts hold whole chunks.
         PartPlan plan = PartPlan.forWrite(r, settings);
         String manifest = MetadataCodec.encode(r.metadata());
         Map<String, Object> expected = MetadataCodec.decode(Map.of(MetadataCodec.KEY, manifest), where.toString());

@@ -70,14 +70,14 @@ public record PartPlan(long objectSize, long partSize, int parts) {
 
     /**
      * The plan of a save's write request: its size in parts of {@code settings}' part size for the
-     * chunk size the request's metadata names ({@code chunkSize}: one part per chunk by default), each
-     * chunk checked to fill whole parts ({@link #checkChunk}). What a multipart writer plans when it
+     * request's chunk size (one part per chunk by default), each chunk checked to fill whole parts
+     * ({@link #checkChunk}). What a multipart writer plans when it
      * opens, and what a backend's {@code checkWrite} checks before any request.
      *
      * @throws IllegalArgumentException as {@link #of} and {@link #checkChunk} do
      */
     public static PartPlan forWrite(io.dgen4j.storage.WriteRequest r, S3Settings settings) {
-        long chunk = r.metadata().get("chunkSize") instanceof Number n ? n.longValue() : 0;
+        long chunk = r.chunkSize();
         PartPlan plan = of(r.size(), settings.partSizeFor(chunk > 0 ? chunk : MIN_PART_SIZE));
         if (chunk > 0) {
             plan.checkChunk(chunk);

@@ -61,7 +61,7 @@ class S3DriverTest {
     }
 
     private static MultipartWriter writer(S3Endpoints pool, String key, long size, int inFlight) throws IOException {
-        WriteRequest r = new WriteRequest(StorageTarget.parse("s3://" + BUCKET + "/" + key), size,
+        WriteRequest r = new WriteRequest(StorageTarget.parse("s3://" + BUCKET + "/" + key), size, PART,
                 Map.of("dgen4j", "test", "chunkSize", PART), inFlight, StorageOptions.empty());
         return MultipartWriter.open(pool, at(key), pool.settings(), r, inFlight);
     }

@@ -54,7 +54,7 @@ public abstract class S3FailoverContract {
 
     private StreamingCheckpoint checkpoint(S3Settings s, int writers, java.util.function.LongConsumer progress) {
         return StreamingCheckpoint.builder().chunkSize((int) PART).buffers(writers + 1).writersInFlight(writers)
-                .backend(backend()).backendOptions(s).progress(progress)
+                .readersInFlight(writers).backend(backend()).backendOptions(s).progress(progress)
                 .spec(DataSpec.builder().size(1).seed(7).dedupRatio(2).compressRatio(2).build()).build();
     }
 

@@ -541,11 +541,11 @@ public abstract class S3FaultContract {
         return key;
     }
 
-    /** A checkpoint through the backend with these settings: 5 MiB chunks, 2 writers in flight, a fixed seed. */
+    /** A checkpoint through the backend with these settings: 5 MiB chunks, 2 writes or reads in flight, a fixed seed. */
     protected final StreamingCheckpoint checkpoint(S3Settings settings) {
-        return StreamingCheckpoint.builder().chunkSize(PART).buffers(3).writersInFlight(2).backend(backend())
-                .backendOptions(settings).spec(DataSpec.builder().size(1).seed(19).dedupRatio(2).compressRatio(2)
-                        .build()).build();
+        return StreamingCheckpoint.builder().chunkSize(PART).buffers(3).writersInFlight(2).readersInFlight(2)
+                .backend(backend()).backendOptions(settings)
+                .spec(DataSpec.builder().size(1).seed(19).dedupRatio(2).compressRatio(2).build()).build();
     }
 
     /**

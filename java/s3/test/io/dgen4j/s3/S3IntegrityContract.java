@@ -63,8 +63,8 @@ public abstract class S3IntegrityContract {
     }
 
     private StreamingCheckpoint checkpoint(S3Settings s, long seed) {
-        return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).backend(backend())
-                .backendOptions(s).spec(DataSpec.builder().seed(seed).build()).build();
+        return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).readersInFlight(2)
+                .backend(backend()).backendOptions(s).spec(DataSpec.builder().seed(seed).build()).build();
     }
 
     private StorageTarget target(String key) {

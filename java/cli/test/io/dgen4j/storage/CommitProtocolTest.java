@@ -1,4 +1,4 @@
-package io.dgen4j.checkpoint;
+package io.dgen4j.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,12 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.dgen4j.checkpoint.CheckpointException;
+import io.dgen4j.checkpoint.LoadResult;
+import io.dgen4j.checkpoint.Manifest;
+import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
-import io.dgen4j.storage.FileOptions;
-import io.dgen4j.storage.FileStorage;
 import io.dgen4j.storage.FileStorage.CommitStep;
-import io.dgen4j.storage.StorageReader;
-import io.dgen4j.storage.TargetBusyException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ class CommitProtocolTest {
     }
 
     private static StreamingCheckpoint ckpt(long seed) {
-        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2)
+        return StreamingCheckpoint.builder().chunkSize(1 << 20).buffers(3).writersInFlight(2).readersInFlight(2)
                 .spec(DataSpec.builder().seed(seed).compressRatio(2).build()).build();
     }
 
@@ -223,7 +224,7 @@ class CommitProtocolTest {
         Process p = probe(CommitStep.DATA_RENAME.name(), "halt", dir.resolve("unused"), saveNew(f));
         finish(p);
         assertEquals(97, p.exitValue());
-        assertTrue(Files.exists(io.dgen4j.storage.FileStorage.sidecarPath(f)), "the pending sidecar was in place");
+        assertTrue(Files.exists(FileStorage.sidecarPath(f)), "the pending sidecar was in place");
         var e = assertThrows(CheckpointException.class, () -> ckpt(0).load(f.toString(), true));
         assertTrue(e.getMessage().contains("does not exist") && e.getMessage().contains("interrupted"), e.getMessage());
         // The next save of the target succeeds over what the dead one left.

@@ -1,6 +1,5 @@
-package io.dgen4j.checkpoint;
+package io.dgen4j.storage;
 
-import io.dgen4j.storage.FileStorage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
