@@ -1,6 +1,7 @@
 /**
  * The {@code aws} storage backend: {@code s3://} targets through the AWS SDK for Java v2's async
- * client over Netty, on the S3 driver of {@code io.dgen4j.s3}. Found by {@link java.util.ServiceLoader}; its options are
+ * client over Netty, served by the s3:// provider of {@code io.dgen4j.s3}, which finds it with
+ * {@link java.util.ServiceLoader}; its options are
  * {@link io.dgen4j.s3.S3Settings} and {@link io.dgen4j.aws.AwsOptions}.
  */
 module io.dgen4j.aws {
@@ -22,7 +23,6 @@ module io.dgen4j.aws {
 
     exports io.dgen4j.aws;
 
-    provides io.dgen4j.storage.StorageProvider with io.dgen4j.aws.AwsStorageProvider;
-    // the aws client's per-endpoint calls, for the S3 driver and `dgen4j endpoints`
-    provides io.dgen4j.s3.S3TransportFactory with io.dgen4j.aws.AwsTransportFactory;
+    // the aws client's transports, for the s3:// provider and `dgen4j endpoints`
+    provides io.dgen4j.s3.spi.S3ClientProvider with io.dgen4j.aws.AwsClient;
 }

@@ -1,7 +1,7 @@
 /**
  * The {@code crt} storage backend of dgen4j: {@code s3://bucket/key} through the AWS SDK v2's
  * CRT-based {@code S3AsyncClient} (the AWS Common Runtime's native S3 client), found by
- * {@link java.util.ServiceLoader} as an {@link io.dgen4j.storage.StorageProvider}.
+ * {@link java.util.ServiceLoader} as an {@link io.dgen4j.s3.spi.S3ClientProvider} of the s3:// provider.
  *
  * <p>The AWS SDK jars and the CRT jar are automatic modules; the CRT jar has no
  * {@code Automatic-Module-Name}, so its name ({@code aws.crt}) comes from its file name. This module
@@ -24,6 +24,6 @@ module io.dgen4j.crt {
 
     exports io.dgen4j.crt;
 
-    provides io.dgen4j.storage.StorageProvider with io.dgen4j.crt.CrtStorageProvider;
-    provides io.dgen4j.s3.S3TransportFactory with io.dgen4j.crt.CrtTransportFactory;
+    // the crt client's transports, for the s3:// provider and `dgen4j endpoints`
+    provides io.dgen4j.s3.spi.S3ClientProvider with io.dgen4j.crt.CrtClient;
 }

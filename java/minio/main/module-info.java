@@ -25,6 +25,6 @@ module io.dgen4j.minio {
 
     exports io.dgen4j.minio;
 
-    provides io.dgen4j.storage.StorageProvider with io.dgen4j.minio.MinioStorageProvider;
-    provides io.dgen4j.s3.S3TransportFactory with io.dgen4j.minio.MinioTransportFactory;
+    // the minio client's transports, for the s3:// provider and `dgen4j endpoints`
+    provides io.dgen4j.s3.spi.S3ClientProvider with io.dgen4j.minio.MinioClient;
 }

@@ -16,7 +16,10 @@ module io.dgen4j.s3 {
     requires HdrHistogram;
 
     exports io.dgen4j.s3;
+    exports io.dgen4j.s3.spi;
 
-    // each S3 backend's per-endpoint calls, for the shared driver and `dgen4j endpoints`
-    uses io.dgen4j.s3.S3TransportFactory;
+    // the one s3:// provider: each installed client (aws, crt, minio) is a backend of it
+    provides io.dgen4j.storage.StorageProvider with io.dgen4j.s3.S3StorageProvider;
+    // each S3 client module's transports, for the provider and `dgen4j endpoints`
+    uses io.dgen4j.s3.spi.S3ClientProvider;
 }

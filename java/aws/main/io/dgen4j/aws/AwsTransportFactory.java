@@ -9,8 +9,7 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 /**
  * Makes the {@code aws} backend's {@link S3Transport}s: one SDK async client per endpoint set
  * (each endpoint's transport a view of it, see {@link #group}), built with these {@link AwsOptions}
- * and this many connections per endpoint. Registered with {@code ServiceLoader}
- * (defaults: no options, 64 connections); the provider makes its own per request, equal by value, so
+ * and this many connections per endpoint. {@link AwsClient} makes one per request, equal by value, so
  * that equal ones share a pool of clients.
  *
  * @param options        hooks applied to each client
@@ -25,14 +24,9 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
         }
     }
 
-    /** The service loader's constructor: no options, 64 connections per endpoint. */
-    public AwsTransportFactory() {
-        this(AwsOptions.defaults(), 64);
-    }
-
     @Override
     public String backend() {
-        return AwsStorageProvider.NAME;
+        return AwsClient.NAME;
     }
 
     /**

@@ -279,8 +279,8 @@ class EndpointsCliTest {
         assertUsage(run(env, "endpoints"), "dgen4j: no bucket to probe: give s3://bucket or set DGEN4J_S3_BUCKET");
         assertUsage(run(env, "endpoints", target, "--backend", "nope"),
                 "dgen4j: backend 'nope' cannot probe endpoints: it has no per-endpoint transport installed "
-                        + "(backends that have one: " + String.join(", ", TransportFactories.installed().stream()
-                        .map(f -> f.backend()).toList()) + ")");
+                        + "(backends that have one: " + String.join(", ", io.dgen4j.s3.S3StorageProvider.clients().stream()
+                        .map(c -> c.name()).sorted().toList()) + ")");
         assertUsage(run(env, "backends", target, "--endpoints", "http://ok:1,ftp://b:2"),
                 "dgen4j: --endpoints entry 2 must be an http:// or https:// URL with a host, got 'ftp://b:2'");
         assertUsage(run(env, "quickstart", "--size", "1MiB", "--endpoint-template", "http://h{2...1}:1"),

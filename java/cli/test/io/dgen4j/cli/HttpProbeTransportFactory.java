@@ -4,6 +4,8 @@ import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.s3.spi.S3ClientProvider;
+import io.dgen4j.storage.StorageOptions;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;
@@ -28,15 +30,36 @@ import javax.crypto.spec.SecretKeySpec;
  * A test-only backend transport ({@value #NAME}) that implements the one call {@code dgen4j endpoints}
  * makes, HEAD bucket, with the JDK's HTTP client and AWS v2 signatures (s3proxy takes them), so that
  * the command is tested against real gateways without depending on a client library's transport.
- * Registered in {@code test-resources/META-INF/services}.
+ * Registered as an S3 client in {@code test-resources/META-INF/services}; it {@link #stores() stores}
+ * nothing, so it is no storage backend.
  */
-public final class HttpProbeTransportFactory implements S3TransportFactory {
+public final class HttpProbeTransportFactory implements S3TransportFactory, S3ClientProvider {
     /** The backend name it registers under. */
     public static final String NAME = "test-http";
 
     @Override
     public String backend() {
         return NAME;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return 0;
+    }
+
+    @Override
+    public S3TransportFactory transports(StorageOptions options, int requests) {
+        return this;
+    }
+
+    @Override
+    public boolean stores() {
+        return false;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.dgen4j.storage;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -28,6 +29,15 @@ public interface StorageProvider {
     /** Preference among available backends of one scheme when none is named: higher wins. */
     default int priority() {
         return 0;
+    }
+
+    /**
+     * The backends this provider offers, each under a name of its own: itself alone, or (the one
+     * {@code s3://} provider) one per installed client library. {@link StorageProviders} lists and
+     * chooses among these.
+     */
+    default List<StorageProvider> backends() {
+        return List.of(this);
     }
 
     /** Why this backend cannot be used here (its client library is missing, say); empty when it can. */

@@ -22,7 +22,7 @@ public final class StorageProviders {
 
     private StorageProviders() {}
 
-    /** Every installed backend, available or not, in priority order. */
+    /** Every installed backend ({@link StorageProvider#backends()} of each provider), available or not, in priority order. */
     public static List<StorageProvider> installed() {
         List<StorageProvider> list = installed;
         if (list == null) {
@@ -35,7 +35,7 @@ public final class StorageProviders {
                     if (!it.hasNext()) {
                         break;
                     }
-                    found.add(it.next());
+                    found.addAll(it.next().backends());
                 } catch (ServiceConfigurationError e) {
                     // A backend whose client library is missing or broken: the others still work.
                     LOG.warn("a storage backend could not be loaded: {}", e.getMessage());

@@ -2,6 +2,7 @@ package io.dgen4j.crt;
 
 import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.S3Endpoints;
+import io.dgen4j.s3.S3Errors;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
 import java.io.IOException;
@@ -106,7 +107,7 @@ final class CrtClients {
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("dgen4j-crt-shutdown").unstarted(() -> {
             long deadline = System.nanoTime() + SHUTDOWN_WAIT.toNanos();
             try {
-                while (S3Endpoints.busy(CrtStorageProvider.NAME) && System.nanoTime() - deadline < 0) {
+                while (S3Endpoints.busy(CrtClient.NAME) && System.nanoTime() - deadline < 0) {
                     Thread.sleep(20);
                 }
             } catch (InterruptedException e) {
@@ -133,9 +134,7 @@ final class CrtClients {
             throw new IOException("the crt backend cannot be used for " + target + ": " + problem.get());
         }
         if (!s.hasCredentials()) {
-            throw new IOException(String.format("no S3 credentials for %s: set %s and %s (in the environment or a "
-                    + ".env file in the working directory), or AWS_PROFILE with a shared credentials file", target,
-                    S3Settings.ACCESS_KEY_ID, S3Settings.SECRET_ACCESS_KEY));
+            throw new IOException(S3Errors.noCredentials(target));
         }
         checkCaBundle(s);
         int connections = Math.max(inFlight, s.maxInFlight().orElse(inFlight)) + CONTROL_REQUESTS;

@@ -9,18 +9,12 @@ import java.util.Objects;
 
 /**
  * Makes the {@code crt} backend's {@link CrtTransport}s: one CRT-based client per endpoint set (see
- * {@link #group}), sized for this many requests in flight. Registered with {@code ServiceLoader} (sized for the settings'
- * requests in flight, else {@value CrtTransport#DEFAULT_IN_FLIGHT}); the provider makes its own per
- * request, equal by value, so that equal ones share the driver's pool of clients.
+ * {@link #group}), sized for this many requests in flight. {@link CrtClient} makes one per request, equal by value,
+ * so that equal ones share the driver's pool of clients.
  */
 public final class CrtTransportFactory implements S3TransportFactory {
     private final int inFlight;
     private final PartFault fault;
-
-    /** The service loader's constructor. */
-    public CrtTransportFactory() {
-        this(0, null);
-    }
 
     /**
      * @param inFlight requests in flight per client (endpoint); 0 for the settings', else the default
@@ -36,7 +30,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
 
     @Override
     public String backend() {
-        return CrtStorageProvider.NAME;
+        return CrtClient.NAME;
     }
 
     /**

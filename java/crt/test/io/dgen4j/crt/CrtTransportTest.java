@@ -14,7 +14,9 @@ import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3Transport.FailureKind;
 import io.dgen4j.s3.S3Transport.ObjectHead;
 import io.dgen4j.s3.S3Transport.UploadedPart;
+import io.dgen4j.s3.S3StorageProvider;
 import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.s3.UntrustedTlsServer;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
@@ -31,7 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -73,9 +74,9 @@ class CrtTransportTest {
 
     /** The crt factory, found through the service loader like the driver finds it. */
     private static S3TransportFactory factory() {
-        List<S3TransportFactory> found = ServiceLoader.load(S3TransportFactory.class).stream()
-                .map(ServiceLoader.Provider::get).filter(f -> f.backend().equals("crt")).toList();
-        assertEquals(1, found.size(), "crt transport factories registered");
+        List<S3TransportFactory> found = S3StorageProvider.clients().stream().filter(c -> c.name().equals("crt"))
+                .map(c -> c.transports(StorageOptions.empty(), 0)).toList();
+        assertEquals(1, found.size(), "crt clients registered");
         return found.getFirst();
     }
 

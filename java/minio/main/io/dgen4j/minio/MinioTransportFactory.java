@@ -10,8 +10,7 @@ import java.util.Objects;
  * Makes the {@code minio} backend's {@link S3Transport}s: one {@code MinioAsyncClient} per endpoint,
  * over one OkHttp client per endpoint set (see {@link #group}) adjusted by these {@link MinioOptions}
  * and allowed this many connections per endpoint.
- * Registered with {@code ServiceLoader} (defaults: no options, 128 connections); the provider makes
- * its own per request, equal by value, so that equal ones share a pool of clients. Every transport of
+ * {@link MinioClient} makes one per request, equal by value, so that equal ones share a pool of clients. Every transport of
  * the process counts its parts in one {@link PartCounters}.
  *
  * @param options        the OkHttp hook applied to each client
@@ -28,14 +27,9 @@ public record MinioTransportFactory(MinioOptions options, int maxConnections) im
         }
     }
 
-    /** The service loader's constructor: no options, 128 connections per endpoint. */
-    public MinioTransportFactory() {
-        this(MinioOptions.defaults(), MinioClients.concurrency(64));
-    }
-
     @Override
     public String backend() {
-        return MinioStorageProvider.NAME;
+        return MinioClient.NAME;
     }
 
     /**

@@ -18,7 +18,6 @@ import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3Transport.FailureKind;
 import io.dgen4j.s3.S3Transport.ObjectHead;
 import io.dgen4j.s3.S3Transport.UploadedPart;
-import io.dgen4j.s3.S3TransportFactory;
 import io.dgen4j.s3.UntrustedTlsServer;
 import io.minio.GetObjectArgs;
 import java.io.IOException;
@@ -34,7 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,7 +48,7 @@ class MinioTransportTest {
     @RegisterExtension
     static final S3ProxyExtension S3 = new S3ProxyExtension();
     private static final int MIB = 1 << 20;
-    private static final MinioTransportFactory FACTORY = new MinioTransportFactory();
+    private static final MinioTransportFactory FACTORY = new MinioTransportFactory(MinioOptions.defaults(), MinioClients.concurrency(64));
     private static RawMinio raw;
     private static S3Transport t;
 
@@ -97,8 +95,8 @@ class MinioTransportTest {
 
     @Test
     void theFactoryIsFoundByTheServiceLoaderUnderTheBackendsName() {
-        List<String> names = ServiceLoader.load(S3TransportFactory.class).stream()
-                .map(p -> p.get().backend()).toList();
+        List<String> names = io.dgen4j.s3.S3StorageProvider.clients().stream()
+                .map(c -> c.transports(io.dgen4j.storage.StorageOptions.empty(), 0).backend()).toList();
         assertTrue(names.contains("minio"), names.toString());
         assertEquals(S3.endpoint().toString(), t.endpoint());
         assertEquals("minio transport to " + S3.endpoint(), t.toString());

@@ -13,6 +13,16 @@ public final class S3Errors {
         return String.format("bucket %s does not exist at %s", where.bucket(), endpoint);
     }
 
+    /**
+     * No credentials for {@code target} (an {@code s3://} URI or location): where the settings look for
+     * them. Every client says it in these words.
+     */
+    public static String noCredentials(Object target) {
+        return String.format("no S3 credentials for %s: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (in the "
+                + "environment or a .env file in the working directory), or AWS_PROFILE naming a profile of "
+                + "~/.aws/credentials", target);
+    }
+
     /** A 403 or a refused key or signature: which key (masked), from where, and what to check. */
     public static String credentialsRefused(String operation, S3Location where, String endpoint, S3Settings s,
                                             int status, String code) {

@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.zip.CRC32C;
@@ -54,12 +53,12 @@ public abstract class S3IntegrityContract {
     protected abstract String backend();
 
     private S3Transport transport(S3Settings s) throws IOException {
-        for (S3TransportFactory f : ServiceLoader.load(S3TransportFactory.class)) {
-            if (f.backend().equals(backend())) {
-                return f.open(s);
+        for (io.dgen4j.s3.spi.S3ClientProvider c : S3StorageProvider.clients()) {
+            if (c.name().equals(backend())) {
+                return c.transports(StorageOptions.empty(), 0).open(s);
             }
         }
-        throw new IllegalStateException("no S3 transport named " + backend() + " on the class path");
+        throw new IllegalStateException("no S3 client named " + backend() + " on the class path");
     }
 
     private StreamingCheckpoint checkpoint(S3Settings s, long seed) {

@@ -1,0 +1,117 @@
+package io.dgen4j.s3;
+
+import io.dgen4j.s3.spi.S3ClientProvider;
+import io.dgen4j.storage.ReadRequest;
+import io.dgen4j.storage.StorageOptions;
+import io.dgen4j.storage.StorageProvider;
+import io.dgen4j.storage.StorageReader;
+import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.storage.StorageWriter;
+import io.dgen4j.storage.WriteRequest;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One S3 client as a storage backend under the client's name ({@code aws}, {@code crt}, {@code minio}):
+ * {@code s3://bucket/key} through the client's transports, driven by the client-neutral driver
+ * ({@link MultipartWriter}, {@link RangedReader} over an {@link S3Endpoints} pool: per-part balancing over
+ * the settings' endpoint set, failover, per-endpoint statistics). What is the same for every client lives
+ * here once: the settings (the request's {@link S3Settings}, else the environment's and the working
+ * directory's {@code .env}), the credentials check, the part plan, the pools.
+ *
+ * <p>Pools of clients are created once per endpoint set, settings, client options and request count and
+ * kept by the driver; {@link #close()} releases this backend's.
+ */
+final class S3Backend implements StorageProvider, AutoCloseable {
+    private final S3ClientProvider client;
+
+    S3Backend(S3ClientProvider client) {
+        this.client = Objects.requireNonNull(client, "client");
+    }
+
+    @Override
+    public String name() {
+        return client.name();
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of(S3Location.SCHEME);
+    }
+
+    @Override
+    public int priority() {
+        return client.priority();
+    }
+
+    @Override
+    public Optional<String> unavailable() {
+        return client.unavailable();
+    }
+
+    /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
+    @Override
+    public void checkWrite(WriteRequest request) {
+        PartPlan.check(request);
+    }
+
+    /**
+     * Opens a multipart upload after checking that the bucket answers, so a wrong endpoint, bucket or
+     * credentials fail here, before any data is generated.
+     */
+    @Override
+    public StorageWriter openWriter(WriteRequest r) throws IOException {
+        S3Location where = S3Location.of(r.target());
+        S3Settings s = settings(r.options(), where);
+        int inFlight = s.maxInFlight().orElse(r.maxInFlight());
+        return MultipartWriter.open(pool(s, r.options(), Math.max(inFlight, r.maxInFlight())), where, s, r, inFlight);
+    }
+
+    @Override
+    public StorageReader openReader(ReadRequest r) throws IOException {
+        S3Location where = S3Location.of(r.target());
+        S3Settings s = settings(r.options(), where);
+        return RangedReader.open(pool(s, r.options(), Math.max(s.maxInFlight().orElse(1), r.maxInFlight())), where);
+    }
+
+    /** HEADs the object (to say whether there was one), then deletes it. */
+    @Override
+    public boolean delete(StorageTarget target, StorageOptions options) throws IOException {
+        S3Location where = S3Location.of(target);
+        return RangedReader.delete(pool(settings(options, where), options, 1), where);
+    }
+
+    /** Closes this backend's pools of clients. */
+    @Override
+    public void close() {
+        S3Endpoints.closeShared(name());
+    }
+
+    /** The pool for these settings and options, with room for {@code requests} requests in flight per endpoint. */
+    private S3Endpoints pool(S3Settings s, StorageOptions options, int requests) throws IOException {
+        S3TransportFactory factory = client.transports(options, requests);
+        return S3Endpoints.shared(factory, s, factory);
+    }
+
+    /**
+     * The request's settings, else those of the environment and the working directory's {@code .env}.
+     *
+     * @throws IOException when there are no credentials
+     */
+    static S3Settings settings(StorageOptions options, S3Location where) throws IOException {
+        S3Settings s = options.get(S3Settings.class)
+                .orElseGet(() -> S3Settings.fromEnvironment(System.getenv(), Path.of("").toAbsolutePath()));
+        if (!s.hasCredentials()) {
+            throw new IOException(S3Errors.noCredentials(where));
+        }
+        return s;
+    }
+
+    @Override
+    public String toString() {
+        return name() + " storage backend (s3:// through the " + name() + " client)";
+    }
+}
