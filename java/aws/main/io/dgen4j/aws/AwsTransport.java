@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -173,22 +174,19 @@ final class AwsTransport implements S3Transport {
     }
 
     @Override
-    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
-        return run("ListMultipartUploads", where.toString(), c -> listed(c, where, uploadId, null, null, 0));
+    public CompletableFuture<List<String>> uploadsOf(S3Location where) {
+        return run("ListMultipartUploads", where.toString(), c -> listed(c, where, new ArrayList<>(), null, null, 0));
     }
 
-    private static CompletableFuture<Boolean> listed(S3AsyncClient c, S3Location where, String uploadId,
-                                                     String keyMarker, String idMarker, int page) {
+    private static CompletableFuture<List<String>> listed(S3AsyncClient c, S3Location where, List<String> ids,
+                                                          String keyMarker, String idMarker, int page) {
         return c.listMultipartUploads(b -> b.bucket(where.bucket()).prefix(where.key()).keyMarker(keyMarker)
                 .uploadIdMarker(idMarker)).thenCompose((ListMultipartUploadsResponse r) -> {
-                    if (r.uploads().stream().anyMatch(u -> where.key().equals(u.key())
-                            && uploadId.equals(u.uploadId()))) {
-                        return CompletableFuture.completedFuture(true);
-                    }
+                    r.uploads().stream().filter(u -> where.key().equals(u.key())).forEach(u -> ids.add(u.uploadId()));
                     if (!Boolean.TRUE.equals(r.isTruncated()) || page >= 99) {
-                        return CompletableFuture.completedFuture(false);
+                        return CompletableFuture.completedFuture(ids);
                     }
-                    return listed(c, where, uploadId, r.nextKeyMarker(), r.nextUploadIdMarker(), page + 1);
+                    return listed(c, where, ids, r.nextKeyMarker(), r.nextUploadIdMarker(), page + 1);
                 });
     }
 

@@ -31,7 +31,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -42,8 +41,6 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /** Streaming checkpoints to a real S3 server (s3proxy) through the aws backend, and its failures. */
 class AwsBackendTest extends S3BackendFailuresContract {
-    @RegisterExtension
-    static final S3ProxyExtension S3 = new S3ProxyExtension();
     private static RawS3 raw;
 
     @BeforeAll
@@ -71,23 +68,8 @@ class AwsBackendTest extends S3BackendFailuresContract {
     }
 
     @Override
-    protected S3ProxyExtension s3() {
-        return S3;
-    }
-
-    @Override
     protected String backend() {
         return "aws";
-    }
-
-    @Override
-    protected StreamingCheckpoint checkpoint(S3Settings s) {
-        return checkpoint(s, AwsOptions.defaults());
-    }
-
-    @Override
-    protected Object head(String key) {
-        return raw.head(S3.bucket(), key);
     }
 
     @Test

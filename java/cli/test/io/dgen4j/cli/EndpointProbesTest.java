@@ -86,7 +86,7 @@ class EndpointProbesTest {
         }
 
         @Override
-        public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        public CompletableFuture<List<String>> uploadsOf(S3Location where) {
             return no();
         }
 

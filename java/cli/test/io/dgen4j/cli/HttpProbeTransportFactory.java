@@ -143,7 +143,7 @@ public final class HttpProbeTransportFactory implements S3TransportFactory, S3Cl
         }
 
         @Override
-        public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        public CompletableFuture<List<String>> uploadsOf(S3Location where) {
             return unsupported();
         }
 

@@ -236,12 +236,13 @@ public final class CrtTransport implements S3Transport {
     }
 
     @Override
-    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
-        return start(() -> listPage(where, uploadId, null, null));
+    public CompletableFuture<List<String>> uploadsOf(S3Location where) {
+        return start(() -> listPage(where, new java.util.ArrayList<>(), null, null, 0));
     }
 
-    /** One page of ListMultipartUploads on the key, then the next while the upload is not found. */
-    private CompletableFuture<Boolean> listPage(S3Location where, String uploadId, String keyMarker, String idMarker) {
+    /** One page of ListMultipartUploads on the key, then the next (up to 100). */
+    private CompletableFuture<List<String>> listPage(S3Location where, List<String> ids, String keyMarker,
+                                                     String idMarker, int n) {
         return client.listMultipartUploads(r -> {
             r.bucket(where.bucket()).prefix(where.key());
             if (keyMarker != null) {
@@ -249,14 +250,14 @@ public final class CrtTransport implements S3Transport {
             }
         }).thenCompose((ListMultipartUploadsResponse page) -> {
             for (MultipartUpload u : page.uploads()) {
-                if (u.key().equals(where.key()) && u.uploadId().equals(uploadId)) {
-                    return CompletableFuture.completedFuture(true);
+                if (u.key().equals(where.key())) {
+                    ids.add(u.uploadId());
                 }
             }
-            if (!Boolean.TRUE.equals(page.isTruncated()) || page.nextKeyMarker() == null) {
-                return CompletableFuture.completedFuture(false);
+            if (!Boolean.TRUE.equals(page.isTruncated()) || page.nextKeyMarker() == null || n >= 99) {
+                return CompletableFuture.completedFuture(ids);
             }
-            return listPage(where, uploadId, page.nextKeyMarker(), page.nextUploadIdMarker());
+            return listPage(where, ids, page.nextKeyMarker(), page.nextUploadIdMarker(), n + 1);
         });
     }
 
@@ -376,10 +377,9 @@ public final class CrtTransport implements S3Transport {
             int status = e.statusCode();
             String code = CrtErrors.code(e);
             if (code.equals("NoSuchBucket") || status == 404 && operation.startsWith("HeadBucket")) {
-                // a HEAD's 404 has no body, hence no code: the bucket is what was asked for
-                return String.format("%s of %s: %s (HTTP 404%s): create it first, or check the bucket name and the "
-                        + "endpoint", operation, where, S3Errors.noSuchBucket(where, endpoint),
-                        code.isEmpty() ? "" : " " + code);
+                // a HEAD's 404 has no body, hence no code: the bucket is what was asked for; the words are
+                // every client's
+                return S3Errors.noSuchBucket(where, endpoint);
             }
             if (S3Errors.refusesCredentials(status, code)) {
                 return S3Errors.credentialsRefused(operation, where, endpoint, settings, status,

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
-import io.dgen4j.s3.S3ProxyExtension;
+import io.dgen4j.s3.S3ServerKilledContract;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
@@ -16,19 +16,29 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.BeforeEach;
 
 /**
- * The server dies (SIGKILL) in the middle of a save through the crt backend: the save fails
- * promptly with the cause and says what may be left; nothing hangs. The limit below guards against
+ * The server dies (SIGKILL) in the middle of a save through the crt backend: the contract, and this
+ * backend's own case: the save fails promptly with the cause and says what may be left; nothing hangs. The limit below guards against
  * a hang only (a stalled connection would take the client's 60 s stall timeout and more); the
  * time the failure took is printed, not asserted.
  */
-class CrtServerKilledTest {
+class CrtServerKilledTest extends S3ServerKilledContract {
     private static final long CHUNK = 8L << 20;
 
-    @RegisterExtension
-    static final S3ProxyExtension S3 = new S3ProxyExtension();
+    @Override
+    protected String backend() {
+        return CrtClient.NAME;
+    }
+
+    /** Each case kills the server: the next starts it again (on a new port over the same files). */
+    @BeforeEach
+    void serverRuns() throws Exception {
+        if (!S3.isRunning()) {
+            S3.start();
+        }
+    }
 
     @Test
     void aSaveFailsWithinSecondsWhenTheServerDiesMidUpload() throws Exception {

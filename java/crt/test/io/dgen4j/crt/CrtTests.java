@@ -2,19 +2,17 @@ package io.dgen4j.crt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.dgen4j.s3.S3ClientKit;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
-import io.dgen4j.storage.StorageProviders;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import software.amazon.awssdk.services.s3.S3AsyncClient;
-import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
 /** What the crt backend's tests share: the backend as the service loader finds it, and trace checks. */
 final class CrtTests {
@@ -22,8 +20,7 @@ final class CrtTests {
 
     /** The backend, found through the service loader like any other. */
     static StorageProvider crt() {
-        return StorageProviders.named("crt").orElseThrow(() -> new AssertionError("the crt backend is not installed: "
-                + StorageProviders.installed()));
+        return new S3ClientKit(CrtClient.NAME).provider();
     }
 
     static StorageTarget target(S3ProxyExtension s3, String key) {
@@ -53,9 +50,6 @@ final class CrtTests {
 
     /** The ids of the multipart uploads open for exactly {@code key}. */
     static List<String> openUploads(S3ProxyExtension s3, String key) throws IOException {
-        try (S3AsyncClient c = CrtClients.open(s3.settings(), 1, "test")) {
-            return c.listMultipartUploads(r -> r.bucket(s3.bucket()).prefix(key)).join().uploads().stream()
-                    .filter(u -> u.key().equals(key)).map(MultipartUpload::uploadId).toList();
-        }
+        return new S3ClientKit(CrtClient.NAME).openUploads(s3, key);
     }
 }

@@ -349,13 +349,11 @@ class CrtTransportTest {
         // the exception as a caller of get() or join() sees it, wrappers and all
         assertEquals(FailureKind.REQUEST, transport.classify(new CompletionException(create)));
         String m = transport.describe("CreateMultipartUpload", where, create).getMessage();
-        assertEquals("CreateMultipartUpload of s3://no-such-bucket-dgen4j/k.bin: bucket no-such-bucket-dgen4j "
-                + "does not exist at " + S3.endpoint() + " (HTTP 404 NoSuchBucket): create it first, or check the "
-                + "bucket name and the endpoint", m);
+        // in every client's words (S3Errors.noSuchBucket)
+        assertEquals("bucket no-such-bucket-dgen4j does not exist at " + S3.endpoint(), m);
         assertOneLine(m);
         String h = transport.describe("HeadBucket", where, head).getMessage();
-        assertTrue(h.startsWith("HeadBucket of s3://no-such-bucket-dgen4j/k.bin: bucket no-such-bucket-dgen4j "
-                + "does not exist at " + S3.endpoint() + " (HTTP 404"), h);
+        assertEquals("bucket no-such-bucket-dgen4j does not exist at " + S3.endpoint(), h);
         // another 404 is not taken for a missing bucket
         Throwable part = failure(transport.getRange(at("t/absent.bin"), 0, MemorySegment.ofArray(new byte[16]), null));
         assertEquals(FailureKind.REQUEST, transport.classify(part));

@@ -1,5 +1,6 @@
 package io.dgen4j.minio;
 
+import io.dgen4j.s3.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.minio.errors.ErrorResponseException;
@@ -45,7 +46,7 @@ final class MinioErrors {
             String code = code(e);
             int status = e.response() == null ? 0 : e.response().code();
             if ("NoSuchBucket".equals(code)) {
-                return String.format("bucket %s does not exist at %s", where.bucket(), endpoint);
+                return S3Errors.noSuchBucket(where, endpoint);
             }
             if (status == 403 || "InvalidAccessKeyId".equals(code) || "SignatureDoesNotMatch".equals(code)
                     || "AccessDenied".equals(code)) {

@@ -239,24 +239,22 @@ public final class MinioTransport implements S3Transport {
     }
 
     @Override
-    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
-        return listPage(where, uploadId, null, null, 0);
+    public CompletableFuture<List<String>> uploadsOf(S3Location where) {
+        return listPage(where, new java.util.ArrayList<>(), null, null, 0);
     }
 
-    private CompletableFuture<Boolean> listPage(S3Location where, String uploadId, String keyMarker, String idMarker,
-                                                int page) {
+    private CompletableFuture<List<String>> listPage(S3Location where, List<String> ids, String keyMarker,
+                                                     String idMarker, int page) {
         return start(() -> client.listMultipartUploads(ListMultipartUploadsArgs.builder().bucket(where.bucket())
                 .prefix(where.key()).keyMarker(keyMarker).uploadIdMarker(idMarker).build()))
                 .thenCompose(resp -> {
                     var r = resp.result();
-                    if (r.uploads().stream().anyMatch(u -> where.key().equals(u.objectName())
-                            && uploadId.equals(u.uploadId()))) {
-                        return CompletableFuture.completedFuture(true);
-                    }
+                    r.uploads().stream().filter(u -> where.key().equals(u.objectName()))
+                            .forEach(u -> ids.add(u.uploadId()));
                     if (!r.isTruncated() || page + 1 >= MAX_LIST_PAGES) {
-                        return CompletableFuture.completedFuture(false);
+                        return CompletableFuture.completedFuture(ids);
                     }
-                    return listPage(where, uploadId, r.nextKeyMarker(), r.nextUploadIdMarker(), page + 1);
+                    return listPage(where, ids, r.nextKeyMarker(), r.nextUploadIdMarker(), page + 1);
                 });
     }
 

@@ -35,14 +35,11 @@ import okhttp3.Interceptor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Streaming checkpoints to a real S3 server (s3proxy) through the minio backend, and its failures. */
 class MinioBackendTest extends S3BackendFailuresContract {
-    @RegisterExtension
-    static final S3ProxyExtension S3 = new S3ProxyExtension();
     private static RawMinio raw;
 
     @BeforeAll
@@ -70,23 +67,8 @@ class MinioBackendTest extends S3BackendFailuresContract {
     }
 
     @Override
-    protected S3ProxyExtension s3() {
-        return S3;
-    }
-
-    @Override
     protected String backend() {
         return "minio";
-    }
-
-    @Override
-    protected StreamingCheckpoint checkpoint(S3Settings s) {
-        return checkpoint(s, MinioOptions.defaults());
-    }
-
-    @Override
-    protected Object head(String key) {
-        return raw.head(S3.bucket(), key);
     }
 
     @Test

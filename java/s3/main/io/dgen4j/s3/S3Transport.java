@@ -118,7 +118,15 @@ public interface S3Transport extends AutoCloseable {
     CompletableFuture<Void> abortMultipartUpload(S3Location where, String uploadId);
 
     /** Whether ListMultipartUploads (prefix: the key) still lists this upload of exactly this key. */
-    CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId);
+    default CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
+        return uploadsOf(where).thenApply(ids -> ids.contains(uploadId));
+    }
+
+    /**
+     * The ids of the uploads of exactly this key that ListMultipartUploads (prefix: the key) lists,
+     * every page (up to 100).
+     */
+    CompletableFuture<List<String>> uploadsOf(S3Location where);
 
     /** One PutObject of all of {@code body} (used for empty objects), with this user metadata. */
     CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body);

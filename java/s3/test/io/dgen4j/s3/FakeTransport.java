@@ -397,11 +397,9 @@ public final class FakeTransport implements S3Transport {
     }
 
     @Override
-    public CompletableFuture<Boolean> uploadListed(S3Location where, String uploadId) {
-        return run("ListMultipartUploads", () -> {
-            Upload u = cluster.uploads.get(uploadId);
-            return u != null && u.key.equals(where.key());
-        });
+    public CompletableFuture<List<String>> uploadsOf(S3Location where) {
+        return run("ListMultipartUploads", () -> cluster.uploads.entrySet().stream()
+                .filter(e -> e.getValue().key.equals(where.key())).map(Map.Entry::getKey).toList());
     }
 
     @Override

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
 import io.dgen4j.storage.StorageProviders;
@@ -23,14 +24,15 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * How an S3 backend fails, against a real s3proxy: bad or missing credentials, a missing bucket or
  * object, a dead endpoint and a TLS failure are each one clear line before any data; too many
  * parts are refused before any request; no message or string form ever holds a secret. A backend's
- * test extends it (as its storage test extends {@code StorageContract}), registers its
- * {@link S3ProxyExtension} and names the backend; its own tests may record what they print in
- * {@link #SEEN} through {@link #see}.
+ * test extends it (as its storage test extends {@code StorageContract}) and names the backend; its own
+ * tests reach the contract's s3proxy as {@code S3} and may record what they print in {@link #SEEN}
+ * through {@link #see}.
  */
 public abstract class S3BackendFailuresContract {
     protected static final int MIB = 1 << 20;
@@ -38,17 +40,29 @@ public abstract class S3BackendFailuresContract {
     /** Every message and string form the tests produced: none may hold a secret. */
     protected static final List<String> SEEN = Collections.synchronizedList(new ArrayList<>());
 
-    /** The s3proxy the backend's test registered. */
-    protected abstract S3ProxyExtension s3();
+    /** The s3proxy the contract runs against; a backend's own tests reach it as {@code S3}. */
+    @RegisterExtension
+    protected static final S3ProxyExtension S3 = new S3ProxyExtension();
 
-    /** The backend under test ({@code aws}, {@code minio}). */
+    /** The backend under test ({@code aws}, {@code crt}, {@code minio}). */
     protected abstract String backend();
 
+    /** The s3proxy the contract runs against. */
+    protected S3ProxyExtension s3() {
+        return S3;
+    }
+
     /** A checkpoint through the backend with its default options and these settings. */
-    protected abstract StreamingCheckpoint checkpoint(S3Settings settings);
+    protected StreamingCheckpoint checkpoint(S3Settings settings) {
+        return StreamingCheckpoint.builder().chunkSize(5 * MIB).buffers(3).writersInFlight(2).readersInFlight(2)
+                .backend(backend()).backendOptions(settings)
+                .spec(DataSpec.builder().size(1).seed(42).dedupRatio(2).compressRatio(2).build()).build();
+    }
 
     /** The object's HEAD as the backend's own client returns it, or null when there is none. */
-    protected abstract Object head(String key);
+    protected Object head(String key) {
+        return new S3ClientKit(backend()).head(S3, key);
+    }
 
     @AfterAll
     static void noSecretWasEverPrinted() {

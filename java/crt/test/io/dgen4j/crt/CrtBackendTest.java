@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.s3.S3BackendFailuresContract;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.ReadRequest;
@@ -28,20 +29,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Failures of the crt backend against a real server: a part the server refuses mid-upload (then
- * no object and no open upload, or the previous object intact), and the one-line errors, before
- * any data, for a missing bucket, refused or missing credentials, an endpoint nobody answers, and
- * a CA bundle this client cannot use. No message, description or state ever holds a secret.
+ * The crt backend against a real server: the failures contract (one-line errors before any data for a
+ * missing bucket, refused or missing credentials, a dead endpoint, TLS; no secret ever printed), and
+ * its own cases: a part the server refuses mid-upload (then no object and no open upload, or the
+ * previous object intact), and a CA bundle this client cannot use.
  */
-class CrtFailureTest {
+class CrtBackendTest extends S3BackendFailuresContract {
     private static final long CHUNK = 5L << 20;
-    private static final String WRONG_SECRET = "wrong-SECRET-n0tpr1nted-4411";
 
-    @RegisterExtension
-    static final S3ProxyExtension S3 = new S3ProxyExtension();
+    @Override
+    protected String backend() {
+        return CrtClient.NAME;
+    }
 
     private static StreamingCheckpoint.Builder checkpoint(long seed, S3Settings settings) {
         return StreamingCheckpoint.builder().chunkSize(CHUNK).buffers(3).writersInFlight(2).readersInFlight(2).backend("crt")
@@ -116,55 +117,6 @@ class CrtFailureTest {
     }
 
     @Test
-    void aMissingBucketIsOneClearLineBeforeAnyData() {
-        AtomicLong written = new AtomicLong();
-        StreamingCheckpoint c = checkpoint(2, S3.settings()).progress(written::set).build();
-        IOException e = assertThrows(IOException.class,
-                () -> c.save(StorageTarget.parse("s3://no-such-bucket-dgen4j/ckpt.bin"), 3 * CHUNK));
-        assertTrue(e.getMessage().contains("bucket no-such-bucket-dgen4j does not exist at " + S3.endpoint()),
-                e.getMessage());
-        assertOneLine(e.getMessage());
-        assertNoSecret(everything(e));
-        assertEquals(0, written.get(), "bytes written before the error");
-    }
-
-    @Test
-    void refusedCredentialsAreOneLineWithoutTheSecret() {
-        S3Settings bad = S3.settings().toBuilder().credentials(S3ProxyExtension.ACCESS_KEY, WRONG_SECRET, null).build();
-        IOException e = assertThrows(IOException.class,
-                () -> checkpoint(3, bad).build().save(CrtTests.target(S3, "fail/creds.bin"), CHUNK));
-        assertTrue(e.getMessage().contains("HTTP 403"), e.getMessage());
-        assertTrue(e.getMessage().contains("refused the credentials (access key dgen****"), e.getMessage());
-        assertOneLine(e.getMessage());
-        assertNoSecret(everything(e) + bad);
-    }
-
-    @Test
-    void missingCredentialsAreOneLine() {
-        S3Settings none = S3Settings.builder().endpoint(S3.endpoint()).build();
-        IOException e = assertThrows(IOException.class,
-                () -> checkpoint(4, none).build().save(CrtTests.target(S3, "fail/none.bin"), CHUNK));
-        assertTrue(e.getMessage().contains("no S3 credentials"), e.getMessage());
-        assertTrue(e.getMessage().contains("AWS_ACCESS_KEY_ID"), e.getMessage());
-        assertOneLine(e.getMessage());
-    }
-
-    @Test
-    void anEndpointNobodyAnswersIsOneLine() throws Exception {
-        // Port 1 (tcpmux): nothing listens there, and being outside the ephemeral range a connect to
-        // it can never meet itself (on loopback a connect to a just-freed ephemeral port may pick that
-        // very port as its own and connect to itself, then hang).
-        int port = 1;
-        assertThrows(java.net.ConnectException.class, () -> new java.net.Socket("127.0.0.1", port).close(),
-                "something listens on 127.0.0.1:1");
-        S3Settings nobody = S3.settings().toBuilder().endpoint(URI.create("http://127.0.0.1:" + port)).build();
-        IOException e = assertThrows(IOException.class,
-                () -> checkpoint(5, nobody).build().save(CrtTests.target(S3, "fail/nobody.bin"), CHUNK));
-        assertTrue(e.getMessage().contains("cannot connect to the S3 endpoint http://127.0.0.1:" + port), e.getMessage());
-        assertOneLine(e.getMessage());
-    }
-
-    @Test
     void aCaBundleIsRefusedWithTheReasonForHttpsButIgnoredForHttp() throws Exception {
         Path pem = java.nio.file.Files.createTempFile("dgen4j-ca", ".pem");
         try {
@@ -181,14 +133,6 @@ class CrtFailureTest {
         } finally {
             java.nio.file.Files.delete(pem);
         }
-    }
-
-    @Test
-    void tooManyPartsAreRefusedUpFrontWithTheArithmetic() {
-        StorageOptions options = CrtTests.options(S3.settings().toBuilder().partSize(CHUNK).build());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CrtTests.crt().openWriter(
-                new WriteRequest(CrtTests.target(S3, "fail/huge.bin"), 10_001 * CHUNK, Map.of(), 1, options)));
-        assertTrue(e.getMessage().contains("10001 parts"), e.getMessage());
     }
 
     @Test
