@@ -17,4 +17,6 @@ module io.dgen4j.cli {
     exports io.dgen4j.cli;
     // picocli reads and sets the commands' annotated fields reflectively
     opens io.dgen4j.cli to info.picocli;
+    opens io.dgen4j.cli.command to info.picocli;
+    opens io.dgen4j.cli.option to info.picocli;
 }
