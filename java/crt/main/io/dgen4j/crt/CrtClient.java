@@ -46,11 +46,10 @@ public final class CrtClient implements S3ClientProvider {
      */
     @Override
     public S3TransportFactory transports(StorageOptions options, int requests) {
-        PartFault fault = options.get(PartFault.class).orElse(null);
         if (requests <= 0) {
-            return new CrtTransportFactory(0, fault);
+            return new CrtTransportFactory(0);
         }
         return new CrtTransportFactory(Math.max(CrtTransport.DEFAULT_IN_FLIGHT,
-                Integer.highestOneBit(Math.max(1, requests) - 1) << 1), fault);
+                Integer.highestOneBit(Math.max(1, requests) - 1) << 1));
     }
 }

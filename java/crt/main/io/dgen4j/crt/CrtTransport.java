@@ -65,23 +65,25 @@ public final class CrtTransport implements S3Transport {
     private final boolean fullChecksums;
     private final boolean crc32c;
     /**
-     * With full checksums: each open upload's part checksums, by upload id, process-wide (the parts
-     * of one upload may go through every endpoint's transport), so that the completion lists them
-     * even when its caller passes parts without ({@link UploadedPart#checksum()} null). Removed when
-     * the upload is completed or aborted.
+     * With full checksums: each open upload's part checksums, by upload id, shared by the transports of
+     * one endpoint set (the parts of one upload may go through every endpoint's transport), so that the
+     * completion lists them even when its caller passes parts without ({@link UploadedPart#checksum()}
+     * null). Removed when the upload is completed or aborted; gone with the set's clients.
      */
-    private static final Map<String, Map<Integer, String>> PART_CHECKSUMS = new ConcurrentHashMap<>();
-    private final PartFault fault;
+    private final Map<String, Map<Integer, String>> partChecksums;
     private volatile boolean warnedConfined;
 
-    /** A transport over {@code client}, whose requests go to the one endpoint of {@code settings}. */
-    CrtTransport(S3AsyncClient client, S3Settings settings, PartFault fault) {
+    /**
+     * A transport over {@code client}, whose requests go to the one endpoint of {@code settings}, keeping
+     * part checksums in {@code partChecksums} (shared with the other transports of its endpoint set).
+     */
+    CrtTransport(S3AsyncClient client, S3Settings settings, Map<String, Map<Integer, String>> partChecksums) {
         this.client = client;
         this.settings = settings;
         this.endpoint = settings.endpoint().map(Object::toString).orElseGet(settings::endpointDescription);
         this.fullChecksums = CrtClients.fullChecksums(settings);
         this.crc32c = settings.checksumMode() == S3Settings.ChecksumMode.CRC32C;
-        this.fault = fault;
+        this.partChecksums = partChecksums;
     }
 
     /**
@@ -92,15 +94,12 @@ public final class CrtTransport implements S3Transport {
      *                     bundle cannot be used by this client
      */
     public static CrtTransport open(S3Settings settings) throws IOException {
-        return open(settings, settings.maxInFlight().orElse(DEFAULT_IN_FLIGHT), null);
+        return open(settings, settings.maxInFlight().orElse(DEFAULT_IN_FLIGHT));
     }
 
-    /**
-     * A transport whose client has room for {@code inFlight} data requests at once; {@code fault},
-     * when not null, spoils one part number of every upload (tests).
-     */
-    static CrtTransport open(S3Settings settings, int inFlight, PartFault fault) throws IOException {
-        return new CrtTransport(client(settings, inFlight), settings, fault);
+    /** A transport whose client (its own) has room for {@code inFlight} data requests at once. */
+    static CrtTransport open(S3Settings settings, int inFlight) throws IOException {
+        return new CrtTransport(client(settings, inFlight), settings, new ConcurrentHashMap<>());
     }
 
     /** The client for the one endpoint of {@code settings}, with room for {@code inFlight} data requests at once. */
@@ -153,14 +152,11 @@ public final class CrtTransport implements S3Transport {
             } else if (fullChecksums) {
                 r.checksumAlgorithm(ChecksumAlgorithm.CRC32);
             }
-            if (fault != null && fault.part() == partNumber) {
-                r.contentMD5(PartFault.WRONG_MD5);
-            }
             // The segment's own memory, no copy on the Java side; the CRT copies it once (see above).
             return client.uploadPart(r.build(), AsyncRequestBody.fromRemainingByteBufferUnsafe(readable(body, where)))
                     .thenApply(p -> {
                         if (fullChecksums && p.checksumCRC32() != null) {
-                            PART_CHECKSUMS.computeIfAbsent(uploadId, k -> new ConcurrentHashMap<>())
+                            partChecksums.computeIfAbsent(uploadId, k -> new ConcurrentHashMap<>())
                                     .put(partNumber, p.checksumCRC32());
                         }
                         return new UploadedPart(partNumber, p.eTag(), crc32c != null ? p.checksumCRC32C()
@@ -206,7 +202,7 @@ public final class CrtTransport implements S3Transport {
     @Override
     public CompletableFuture<Void> completeMultipartUpload(S3Location where, String uploadId, List<UploadedPart> parts) {
         return start(() -> {
-            Map<Integer, String> known = PART_CHECKSUMS.getOrDefault(uploadId, Map.of());
+            Map<Integer, String> known = partChecksums.getOrDefault(uploadId, Map.of());
             List<CompletedPart> done = parts.stream().map(p -> {
                 CompletedPart.Builder c = CompletedPart.builder().partNumber(p.number()).eTag(p.etag());
                 String crc = p.checksum() != null ? p.checksum() : known.get(p.number());
@@ -217,7 +213,7 @@ public final class CrtTransport implements S3Transport {
             }).toList();
             return client.completeMultipartUpload(r -> r.bucket(where.bucket()).key(where.key()).uploadId(uploadId)
                     .multipartUpload(m -> m.parts(done))).thenApply(r -> {
-                        PART_CHECKSUMS.remove(uploadId);
+                        partChecksums.remove(uploadId);
                         return null;
                     });
         });
@@ -230,7 +226,7 @@ public final class CrtTransport implements S3Transport {
                     if (e != null && !CrtErrors.notFound(e)) {
                         throw new java.util.concurrent.CompletionException(CrtErrors.unwrap(e));
                     }
-                    PART_CHECKSUMS.remove(uploadId);
+                    partChecksums.remove(uploadId);
                     return null; // aborted, or gone already (404 NoSuchUpload)
                 });
     }

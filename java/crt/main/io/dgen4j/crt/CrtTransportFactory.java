@@ -5,7 +5,6 @@ import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3TransportFactory;
 import java.io.IOException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
-import java.util.Objects;
 
 /**
  * Makes the {@code crt} backend's {@link CrtTransport}s: one CRT-based client per endpoint set (see
@@ -14,18 +13,13 @@ import java.util.Objects;
  */
 public final class CrtTransportFactory implements S3TransportFactory {
     private final int inFlight;
-    private final PartFault fault;
 
-    /**
-     * @param inFlight requests in flight per client (endpoint); 0 for the settings', else the default
-     * @param fault    a part to spoil in every upload (tests), or null
-     */
-    CrtTransportFactory(int inFlight, PartFault fault) {
+    /** @param inFlight requests in flight per client (endpoint); 0 for the settings', else the default */
+    CrtTransportFactory(int inFlight) {
         if (inFlight < 0) {
             throw new IllegalArgumentException("requests in flight must be >= 0, got " + inFlight);
         }
         this.inFlight = inFlight;
-        this.fault = fault;
     }
 
     @Override
@@ -42,7 +36,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
     @Override
     public S3Transport open(S3Settings settings) throws IOException {
         int n = inFlight > 0 ? inFlight : settings.maxInFlight().orElse(CrtTransport.DEFAULT_IN_FLIGHT);
-        return CrtTransport.open(settings, n, fault);
+        return CrtTransport.open(settings, n);
     }
 
     /**
@@ -81,6 +75,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
         java.util.concurrent.atomic.AtomicReferenceArray<S3AsyncClient> clients =
                 new java.util.concurrent.atomic.AtomicReferenceArray<>(firsts.size());
         clients.set(0, CrtTransport.client(firsts.getFirst(), n));
+        java.util.Map<String, java.util.Map<Integer, String>> partChecksums = new java.util.concurrent.ConcurrentHashMap<>();
         return new Group() {
             private boolean closed;
 
@@ -103,7 +98,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
                 // the client's own endpoint needs no routing
                 boolean own = one.endpoint().equals(firsts.get(k).endpoint());
                 return new CrtTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), one,
-                        fault);
+                        partChecksums);
             }
 
             @Override
@@ -121,17 +116,17 @@ public final class CrtTransportFactory implements S3TransportFactory {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof CrtTransportFactory f && inFlight == f.inFlight && Objects.equals(fault, f.fault);
+        return o instanceof CrtTransportFactory f && inFlight == f.inFlight;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(inFlight, fault);
+        return Integer.hashCode(inFlight);
     }
 
     @Override
     public String toString() {
         return "crt transports (the AWS CRT-based S3 client, one per endpoint set" + (inFlight > 0 ? ", " + inFlight
-                + " requests in flight" : "") + (fault == null ? "" : ", spoiling part " + fault.part()) + ")";
+                + " requests in flight" : "") + ")";
     }
 }

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.s3.FaultProxy;
+import io.dgen4j.s3.FaultProxy.Fault;
+import io.dgen4j.s3.FaultProxy.Match;
 import io.dgen4j.s3.S3BackendFailuresContract;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.s3.S3Settings;
@@ -66,15 +69,24 @@ class CrtBackendTest extends S3BackendFailuresContract {
         assertNoSecret(message);
     }
 
+    /** A fault proxy before the server that refuses part {@code part} of every upload (HTTP 400), each time. */
+    private static FaultProxy refusing(int part) throws IOException {
+        FaultProxy p = FaultProxy.start(S3.endpoint());
+        p.inject(Match.uploadPart(part), Fault.status(400), 1, FaultProxy.EVERY);
+        return p;
+    }
+
     @Test
     void aPartRefusedMidUploadLeavesNoObjectAndNoOpenUpload() throws Exception {
         String key = "fail/refused-part.bin";
-        StreamingCheckpoint c = checkpoint(1, S3.settings()).backendOptions(new PartFault(3)).build();
-        IOException e = assertThrows(IOException.class, () -> c.save(CrtTests.target(S3, key), 6 * CHUNK));
-        assertTrue(e.getMessage().contains("UploadPart 3"), e.getMessage());
-        assertTrue(e.getMessage().contains("HTTP 400"), e.getMessage());
-        assertTrue(e.getMessage().contains("nothing was stored"), e.getMessage());
-        assertOneLine(e.getMessage());
+        try (FaultProxy p = refusing(3)) {
+            StreamingCheckpoint c = checkpoint(1, p.settings(S3.settings())).build();
+            IOException e = assertThrows(IOException.class, () -> c.save(CrtTests.target(S3, key), 6 * CHUNK));
+            assertTrue(e.getMessage().contains("UploadPart 3"), e.getMessage());
+            assertTrue(e.getMessage().contains("HTTP 400"), e.getMessage());
+            assertTrue(e.getMessage().contains("nothing was stored"), e.getMessage());
+            assertOneLine(e.getMessage());
+        }
         CrtTests.assertNoTrace(S3, key);
     }
 
@@ -84,9 +96,11 @@ class CrtBackendTest extends S3BackendFailuresContract {
         StorageTarget target = CrtTests.target(S3, key);
         long size = 2 * CHUNK + 999;
         checkpoint(7, S3.settings()).build().save(target, size);
-        StreamingCheckpoint failing = checkpoint(8, S3.settings()).backendOptions(new PartFault(2)).build();
-        IOException e = assertThrows(IOException.class, () -> failing.save(target, 4 * CHUNK));
-        assertTrue(e.getMessage().contains("previous object"), e.getMessage());
+        try (FaultProxy p = refusing(2)) {
+            StreamingCheckpoint failing = checkpoint(8, p.settings(S3.settings())).build();
+            IOException e = assertThrows(IOException.class, () -> failing.save(target, 4 * CHUNK));
+            assertTrue(e.getMessage().contains("previous object"), e.getMessage());
+        }
         LoadResult back = checkpoint(7, S3.settings()).build().load(target, true);
         assertTrue(back.verified());
         assertEquals(size, back.totalBytes());
@@ -96,11 +110,10 @@ class CrtBackendTest extends S3BackendFailuresContract {
     @Test
     void afterAFailedPartNoWriteOrCommitSucceedsAndAbortConfirmsNothingIsLeft() throws Exception {
         String key = "fail/writer.bin";
-        StorageOptions options = CrtTests.options(S3.settings().toBuilder().partSize(CHUNK).build())
-                .with(new PartFault(2));
-        try (Arena arena = Arena.ofShared();
+        try (FaultProxy p = refusing(2); Arena arena = Arena.ofShared();
              StorageWriter w = CrtTests.crt().openWriter(new WriteRequest(CrtTests.target(S3, key), 3 * CHUNK,
-                     Map.of("k", "v"), 1, options))) {
+                     Map.of("k", "v"), 1, CrtTests.options(p.settings(S3.settings()).toBuilder().partSize(CHUNK)
+                     .build())))) {
             MemorySegment chunk = arena.allocate(CHUNK, 4096);
             w.write(0, chunk);
             assertEquals(1, CrtTests.openUploads(S3, key).size());

@@ -14,6 +14,7 @@ import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3Transport.FailureKind;
 import io.dgen4j.s3.S3Transport.ObjectHead;
 import io.dgen4j.s3.S3Transport.UploadedPart;
+import io.dgen4j.s3.FaultProxy;
 import io.dgen4j.s3.S3StorageProvider;
 import io.dgen4j.s3.S3TransportFactory;
 import io.dgen4j.storage.StorageOptions;
@@ -451,14 +452,16 @@ class CrtTransportTest {
     @Test
     void describeNamesTheOperationObjectEndpointAndCause() throws Exception {
         S3Location where = at("t/described.bin");
-        // part 1 of every upload goes with a Content-MD5 that does not match: the server refuses it
-        try (S3Transport t = CrtTransport.open(S3.settings(), 1, new PartFault(1)); Arena arena = Arena.ofShared()) {
+        // part 1 of every upload is refused (HTTP 400) by a fault proxy before the server
+        try (FaultProxy p = FaultProxy.start(S3.endpoint());
+             S3Transport t = CrtTransport.open(p.settings(S3.settings()), 1); Arena arena = Arena.ofShared()) {
+            p.inject(FaultProxy.Match.uploadPart(1), FaultProxy.Fault.status(400), 1, FaultProxy.EVERY);
             String id = t.createMultipartUpload(where, Map.of()).get();
             Throwable e = failure(t.uploadPart(where, id, 1, random(arena, 4096, 10)));
             assertEquals(FailureKind.REQUEST, t.classify(e));
             IOException d = t.describe("UploadPart 1 (bytes 0..4096)", where, e);
             assertTrue(d.getMessage().startsWith("UploadPart 1 (bytes 0..4096) of s3://" + S3.bucket()
-                    + "/t/described.bin at " + S3.endpoint() + " failed: HTTP 400"), d.getMessage());
+                    + "/t/described.bin at " + p.endpoint() + " failed: HTTP 400"), d.getMessage());
             assertOneLine(d.getMessage());
             assertTrue(d.getCause() instanceof S3Exception, "the client's exception is the cause: " + d.getCause());
             // part 2 is not spoiled
