@@ -5,7 +5,7 @@
  * ({@link io.dgen4j.s3.MetadataCodec}), and the client-neutral driver every backend runs on: the endpoint pool
  * with balancing, failover and statistics ({@link io.dgen4j.s3.S3Endpoints}), the multipart writer
  * ({@link io.dgen4j.s3.MultipartWriter}) and the ranged reader ({@link io.dgen4j.s3.RangedReader}),
- * over each backend's {@link io.dgen4j.s3.S3Transport}.
+ * over each backend's {@link io.dgen4j.s3.spi.S3Transport}.
  */
 module io.dgen4j.s3 {
     requires transitive io.dgen4j;

@@ -1,10 +1,10 @@
 package io.dgen4j.aws;
 
 import io.dgen4j.s3.EndpointProbe;
-import io.dgen4j.s3.S3Errors;
+import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
-import io.dgen4j.s3.S3Transport;
+import io.dgen4j.s3.spi.S3Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;

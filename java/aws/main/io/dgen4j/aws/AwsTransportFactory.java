@@ -1,8 +1,8 @@
 package io.dgen4j.aws;
 
 import io.dgen4j.s3.S3Settings;
-import io.dgen4j.s3.S3Transport;
-import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.s3.spi.S3Transport;
+import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.IOException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 

@@ -2,8 +2,8 @@ package io.dgen4j.cli;
 
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
-import io.dgen4j.s3.S3Transport;
-import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.s3.spi.S3Transport;
+import io.dgen4j.s3.spi.S3TransportFactory;
 import io.dgen4j.s3.spi.S3ClientProvider;
 import io.dgen4j.storage.StorageOptions;
 import java.io.IOException;

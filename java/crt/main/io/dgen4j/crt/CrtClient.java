@@ -1,6 +1,6 @@
 package io.dgen4j.crt;
 
-import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.s3.spi.S3TransportFactory;
 import io.dgen4j.s3.spi.S3ClientProvider;
 import io.dgen4j.storage.StorageOptions;
 import java.util.Optional;

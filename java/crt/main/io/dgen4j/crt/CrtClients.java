@@ -2,7 +2,7 @@ package io.dgen4j.crt;
 
 import io.dgen4j.s3.PartPlan;
 import io.dgen4j.s3.S3Endpoints;
-import io.dgen4j.s3.S3Errors;
+import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
 import java.io.IOException;

@@ -1,9 +1,9 @@
 package io.dgen4j.crt;
 
-import io.dgen4j.s3.S3Errors;
+import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
-import io.dgen4j.s3.S3Transport;
+import io.dgen4j.s3.spi.S3Transport;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

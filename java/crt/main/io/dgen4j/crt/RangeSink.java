@@ -1,6 +1,6 @@
 package io.dgen4j.crt;
 
-import io.dgen4j.s3.S3Transport;
+import io.dgen4j.s3.spi.S3Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

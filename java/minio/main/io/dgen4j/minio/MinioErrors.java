@@ -1,6 +1,6 @@
 package io.dgen4j.minio;
 
-import io.dgen4j.s3.S3Errors;
+import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.minio.errors.ErrorResponseException;
@@ -72,9 +72,9 @@ final class MinioErrors {
             return String.format("%s of %s: cannot connect to the S3 endpoint %s: %s", operation, where, endpoint,
                     rootMessage(t));
         }
-        if (has(t, InterruptedIOException.class) || io.dgen4j.s3.S3Errors.isTimeout(t)) {
+        if (has(t, InterruptedIOException.class) || io.dgen4j.s3.spi.S3Errors.isTimeout(t)) {
             return String.format("%s of %s at %s timed out: %s", operation, where, endpoint,
-                    io.dgen4j.s3.S3Errors.timeoutReason(s, t));
+                    io.dgen4j.s3.spi.S3Errors.timeoutReason(s, t));
         }
         if (has(t, IOException.class)) {
             return String.format("%s of %s at %s failed: the connection broke: %s", operation, where, endpoint,

@@ -1,10 +1,10 @@
 package io.dgen4j.minio;
 
 import io.dgen4j.s3.Crc32c;
-import io.dgen4j.s3.S3Errors;
+import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
-import io.dgen4j.s3.S3Transport;
+import io.dgen4j.s3.spi.S3Transport;
 import io.minio.AbortMultipartUploadArgs;
 import io.minio.Checksum;
 import io.minio.CompleteMultipartUploadArgs;

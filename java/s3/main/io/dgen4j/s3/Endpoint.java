@@ -1,5 +1,7 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.spi.S3Transport;
+import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.IOException;
 
 /**

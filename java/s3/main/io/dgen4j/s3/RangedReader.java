@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.storage.StorageReader;
 import java.io.IOException;

@@ -1,5 +1,8 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.spi.S3Transport;
+import io.dgen4j.s3.spi.S3TransportFactory;
+import io.dgen4j.s3.spi.S3Errors;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

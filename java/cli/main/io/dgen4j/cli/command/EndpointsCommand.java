@@ -12,7 +12,7 @@ import io.dgen4j.cli.s3.TransportFactories;
 import io.dgen4j.s3.EndpointSet;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
-import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;

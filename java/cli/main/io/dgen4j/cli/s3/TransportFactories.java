@@ -1,7 +1,7 @@
 package io.dgen4j.cli.s3;
 
 import io.dgen4j.s3.S3StorageProvider;
-import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.s3.spi.S3TransportFactory;
 import io.dgen4j.s3.spi.S3ClientProvider;
 import io.dgen4j.storage.StorageOptions;
 import java.util.Comparator;

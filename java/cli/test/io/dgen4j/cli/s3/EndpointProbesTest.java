@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
-import io.dgen4j.s3.S3Transport;
-import io.dgen4j.s3.S3TransportFactory;
+import io.dgen4j.s3.spi.S3Transport;
+import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.URI;

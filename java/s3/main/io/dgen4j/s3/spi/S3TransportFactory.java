@@ -1,10 +1,11 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.spi;
 
+import io.dgen4j.s3.S3Settings;
 import java.io.IOException;
 
 /**
  * Makes a backend's {@link S3Transport} for one endpoint; each S3 backend registers one with
- * {@code ServiceLoader} ({@code provides io.dgen4j.s3.S3TransportFactory}), under the same name as
+ * {@code ServiceLoader} ({@code provides io.dgen4j.s3.spi.S3TransportFactory}), under the same name as
  * its storage provider, so that the driver and {@code dgen4j endpoints} can reach every endpoint
  * through any backend.
  *

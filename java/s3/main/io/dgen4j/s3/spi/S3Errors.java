@@ -1,4 +1,8 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.spi;
+
+import io.dgen4j.s3.S3Timeouts;
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
 
 /**
  * The one-line texts of failed S3 calls, shared by every backend's

@@ -1,5 +1,7 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.spi;
 
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
