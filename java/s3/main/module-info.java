@@ -1,11 +1,10 @@
 /**
- * What every dgen4j S3 backend shares, whatever its client library: {@code s3://} targets
- * ({@link io.dgen4j.s3.S3Location}), settings from the environment ({@link io.dgen4j.s3.S3Settings}),
- * the multipart plan ({@link io.dgen4j.s3.PartPlan}) and the checkpoint manifest as user metadata
- * ({@link io.dgen4j.s3.MetadataCodec}), and the client-neutral driver every backend runs on: the endpoint pool
- * with balancing, failover and statistics ({@link io.dgen4j.s3.S3Endpoints}), the multipart writer
- * ({@link io.dgen4j.s3.MultipartWriter}) and the ranged reader ({@link io.dgen4j.s3.RangedReader}),
- * over each backend's {@link io.dgen4j.s3.spi.S3Transport}.
+ * What every dgen4j S3 backend shares, whatever its client library. The API ({@code io.dgen4j.s3}):
+ * {@code s3://} targets, settings, and the one {@code s3://} storage provider, which serves each installed
+ * client as a backend of its own name. The SPI ({@code io.dgen4j.s3.spi}): what a client module
+ * implements ({@link io.dgen4j.s3.spi.S3ClientProvider}, its transports). The driver
+ * ({@code io.dgen4j.s3.internal}: endpoint pools with balancing and failover, multipart writer, ranged
+ * reader, part plan, metadata codec), exported only to the client modules and the CLI.
  */
 module io.dgen4j.s3 {
     requires transitive io.dgen4j;
@@ -15,8 +14,12 @@ module io.dgen4j.s3 {
     // no module-info nor Automatic-Module-Name in 2.2.2: the name derives from the jar's file name
     requires HdrHistogram;
 
+    // the API: settings, targets, the provider
     exports io.dgen4j.s3;
+    // what a client module implements
     exports io.dgen4j.s3.spi;
+    // the driver: for the client modules and the CLI only
+    exports io.dgen4j.s3.internal to io.dgen4j.aws, io.dgen4j.crt, io.dgen4j.minio, io.dgen4j.cli;
 
     // the one s3:// provider: each installed client (aws, crt, minio) is a backend of it
     provides io.dgen4j.storage.StorageProvider with io.dgen4j.s3.S3StorageProvider;

@@ -1,6 +1,6 @@
 package io.dgen4j.aws;
 
-import io.dgen4j.s3.EndpointProbe;
+import io.dgen4j.s3.internal.EndpointProbe;
 import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;

@@ -9,7 +9,7 @@ import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
-import io.dgen4j.s3.MetadataCodec;
+import io.dgen4j.s3.internal.MetadataCodec;
 import io.dgen4j.s3.S3BackendFailuresContract;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.s3.S3Settings;

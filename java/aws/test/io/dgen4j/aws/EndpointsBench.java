@@ -5,7 +5,7 @@ import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.s3.EndpointSet;
-import io.dgen4j.s3.LocalS3Proxy;
+import io.dgen4j.s3.internal.LocalS3Proxy;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.storage.StorageTarget;

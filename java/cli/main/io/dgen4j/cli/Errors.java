@@ -62,7 +62,7 @@ public final class Errors {
         } else {
             b.append(what).append(" (Java heap ").append(heapMiB).append(" MiB)");
         }
-        int[] endpoints = io.dgen4j.s3.S3Endpoints.endpointsOpenEverywhere();
+        int[] endpoints = io.dgen4j.s3.internal.S3Endpoints.endpointsOpenEverywhere();
         if (endpoints[0] > 1) {
             b.append(" with ").append(endpoints[0]).append(" S3 endpoints open (").append(endpoints[1])
                     .append(" in use; each in use takes heap, see docs/ENDPOINTS.md)");

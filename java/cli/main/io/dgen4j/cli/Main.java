@@ -9,7 +9,7 @@ import io.dgen4j.cli.command.InfoCommand;
 import io.dgen4j.cli.command.LoadCommand;
 import io.dgen4j.cli.command.QuickstartCommand;
 import io.dgen4j.cli.command.SaveCommand;
-import io.dgen4j.s3.S3Endpoints;
+import io.dgen4j.s3.internal.S3Endpoints;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -2,8 +2,8 @@ package io.dgen4j.cli;
 
 import io.dgen4j.cli.s3.TransportFactories;
 import io.dgen4j.s3.EndpointSet;
-import io.dgen4j.s3.RangedReader;
-import io.dgen4j.s3.S3Endpoints;
+import io.dgen4j.s3.internal.RangedReader;
+import io.dgen4j.s3.internal.S3Endpoints;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import java.lang.foreign.Arena;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.s3.EndpointSet;
-import io.dgen4j.s3.FakeTransport;
-import io.dgen4j.s3.S3Endpoints;
+import io.dgen4j.s3.internal.FakeTransport;
+import io.dgen4j.s3.internal.S3Endpoints;
 import io.dgen4j.s3.S3Settings;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package io.dgen4j.crt;
 
-import io.dgen4j.s3.PartPlan;
-import io.dgen4j.s3.S3Endpoints;
+import io.dgen4j.s3.internal.PartPlan;
+import io.dgen4j.s3.internal.S3Endpoints;
 import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;

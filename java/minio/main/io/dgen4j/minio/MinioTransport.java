@@ -1,6 +1,6 @@
 package io.dgen4j.minio;
 
-import io.dgen4j.s3.Crc32c;
+import io.dgen4j.s3.internal.Crc32c;
 import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;

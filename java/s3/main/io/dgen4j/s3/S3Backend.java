@@ -1,5 +1,9 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.internal.S3Endpoints;
+import io.dgen4j.s3.internal.RangedReader;
+import io.dgen4j.s3.internal.PartPlan;
+import io.dgen4j.s3.internal.MultipartWriter;
 import io.dgen4j.s3.spi.S3TransportFactory;
 import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.spi.S3ClientProvider;

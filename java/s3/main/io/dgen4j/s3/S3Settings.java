@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.storage.Secrets;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.internal.LocalS3Proxy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.internal.MetadataCodec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,7 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.internal.S3Endpoints;
+import io.dgen4j.s3.internal.MultipartWriter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

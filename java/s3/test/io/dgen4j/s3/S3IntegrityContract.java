@@ -1,5 +1,7 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.internal.RangedReader;
+import io.dgen4j.s3.internal.Crc32c;
 import io.dgen4j.s3.spi.S3Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

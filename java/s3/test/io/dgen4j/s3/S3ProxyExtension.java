@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.s3.internal.LocalS3Proxy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

@@ -16,7 +16,7 @@ import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.gen.SystemInfo;
-import io.dgen4j.s3.PartPlan;
+import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package io.dgen4j.cli.option;
 
-import io.dgen4j.s3.PartPlan;
+import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
 import java.util.ArrayList;

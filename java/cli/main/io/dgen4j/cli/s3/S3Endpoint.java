@@ -2,7 +2,7 @@ package io.dgen4j.cli.s3;
 
 import io.dgen4j.cli.Main;
 import io.dgen4j.cli.option.EndpointOptions;
-import io.dgen4j.s3.LocalS3Proxy;
+import io.dgen4j.s3.internal.LocalS3Proxy;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageTarget;

@@ -1,4 +1,4 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

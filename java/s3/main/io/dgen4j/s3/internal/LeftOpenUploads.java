@@ -1,5 +1,6 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
+import io.dgen4j.s3.S3Location;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
 import java.util.Locale;
 
 /**

@@ -1,5 +1,9 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
+import io.dgen4j.s3.EndpointSet;
+import io.dgen4j.s3.S3Timeouts;
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.spi.S3Transport;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,6 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
+import io.dgen4j.s3.S3Settings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -1,4 +1,4 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
+import io.dgen4j.s3.S3Timeouts;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,7 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.storage.StorageWriter;
@@ -57,7 +59,7 @@ public final class MultipartWriter implements StorageWriter {
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
     private static final long SETTLE_SECONDS = 60;
     /** Attempts of a part that the store finds damaged, before the write fails. */
-    static final int CORRUPTED_ATTEMPTS = 3;
+    public static final int CORRUPTED_ATTEMPTS = 3;
 
     private enum State { OPEN, COMMITTED, ABORTED, FAILED_CHECK }
 

@@ -1,4 +1,4 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
 import io.dgen4j.storage.EndpointStatistics;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,5 +1,6 @@
-package io.dgen4j.s3;
+package io.dgen4j.s3.internal;
 
+import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.IOException;
