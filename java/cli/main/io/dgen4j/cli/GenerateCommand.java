@@ -1,5 +1,6 @@
 package io.dgen4j.cli;
 
+import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.NodeBuffers;
@@ -41,7 +42,7 @@ final class GenerateCommand implements Callable<Integer> {
     @Mixin
     DataOptions data;
 
-    @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
             description = "Buffer filled and written per step (default ${DEFAULT-VALUE}).")
     long chunk;
 
