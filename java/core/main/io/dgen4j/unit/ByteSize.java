@@ -97,8 +97,9 @@ public record ByteSize(long bytes) implements Comparable<ByteSize> {
         }
         BigDecimal bytes = new BigDecimal(number).multiply(unit);
         if (bytes.signum() != 0 && bytes.stripTrailingZeros().scale() > 0) {
-            throw new IllegalArgumentException(shown(text) + " is not a whole number of bytes ("
-                    + bytes.stripTrailingZeros().toPlainString() + ")");
+            String exact = bytes.stripTrailingZeros().toPlainString();
+            throw new IllegalArgumentException(shown(text) + " is not a whole number of bytes"
+                    + (exact.length() <= SHOWN ? " (" + exact + ")" : ""));
         }
         if (bytes.compareTo(MAX) > 0) {
             throw tooLarge(text);

@@ -74,6 +74,9 @@ class ByteSizeTest {
         String junk = "x".repeat(10_000);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByteSize.parse(junk));
         assertEquals("'" + "x".repeat(64) + "...' is not a size (examples: " + ByteSize.EXAMPLES + ")", e.getMessage());
+        String fraction = "1." + "0".repeat(100) + "1KiB";
+        assertEquals("'" + fraction.substring(0, 64) + "...' is not a whole number of bytes",
+                assertThrows(IllegalArgumentException.class, () -> ByteSize.parse(fraction)).getMessage());
         IllegalArgumentException nul = assertThrows(IllegalArgumentException.class, () -> ByteSize.parse(null));
         assertEquals("'' is not a size (examples: " + ByteSize.EXAMPLES + ")", nul.getMessage());
     }
