@@ -17,6 +17,8 @@ module io.dgen4j.cli {
     exports io.dgen4j.cli;
     // picocli reads and sets the commands' annotated fields reflectively
     opens io.dgen4j.cli to info.picocli;
+    opens io.dgen4j.cli.command to info.picocli;
+    opens io.dgen4j.cli.option to info.picocli;
     // `dgen4j endpoints` probes each endpoint through the chosen backend's transport
     uses io.dgen4j.s3.S3TransportFactory;
 }

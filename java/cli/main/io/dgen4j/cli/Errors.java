@@ -12,11 +12,11 @@ import java.util.List;
 import picocli.CommandLine;
 
 /** Turns any failure into the one line the CLI prints after {@code "dgen4j: "}: what, then (path, offset). */
-final class Errors {
+public final class Errors {
     private Errors() {}
 
     /** One line describing {@code t}, without a stack trace. */
-    static String describe(Throwable t) {
+    public static String describe(Throwable t) {
         Throwable e = t instanceof CommandLine.ExecutionException && t.getCause() != null ? t.getCause() : t;
         // Bindings of jextract's shape wrap whatever a downcall throws in AssertionError.
         if (e instanceof AssertionError && e.getCause() instanceof RuntimeException r) {

@@ -8,24 +8,24 @@ import java.nio.channels.ClosedByInterruptException;
 import picocli.CommandLine;
 
 /** The exit status of every command: one code per class of failure (README, {@code --help} footer). */
-final class ExitCodes {
+public final class ExitCodes {
     /** The command did what it was asked. */
-    static final int OK = 0;
+    public static final int OK = 0;
     /** A bug: a failure that no user input explains. */
     static final int INTERNAL = 1;
     /** Bad arguments: unknown option, malformed value, value out of range, impossible combination. */
     static final int USAGE = 2;
     /** An I/O failure: missing or unwritable path, full disk, failed read, write or fsync, closed stdout. */
-    static final int IO = 3;
+    public static final int IO = 3;
     /** {@code load --verify} found a byte that differs from the regenerated stream. */
     static final int VERIFY = 4;
     /** Interrupted (SIGINT, SIGTERM): 128 + SIGINT, as shells report it. */
-    static final int INTERRUPTED = 130;
+    public static final int INTERRUPTED = 130;
 
     private ExitCodes() {}
 
     /** The code for a failure that reached the command line. */
-    static int of(Throwable t) {
+    public static int of(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             // a SocketTimeoutException is an InterruptedIOException too, but a timeout (exit 3)
             if (c instanceof InterruptedException || c instanceof InterruptedIOException

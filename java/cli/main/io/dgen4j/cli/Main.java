@@ -1,5 +1,14 @@
 package io.dgen4j.cli;
 
+import io.dgen4j.cli.command.BackendsCommand;
+import io.dgen4j.cli.command.CompareCommand;
+import io.dgen4j.cli.command.DlioCommand;
+import io.dgen4j.cli.command.EndpointsCommand;
+import io.dgen4j.cli.command.GenerateCommand;
+import io.dgen4j.cli.command.InfoCommand;
+import io.dgen4j.cli.command.LoadCommand;
+import io.dgen4j.cli.command.QuickstartCommand;
+import io.dgen4j.cli.command.SaveCommand;
 import io.dgen4j.s3.S3Endpoints;
 import java.io.PrintWriter;
 import java.util.List;
@@ -103,7 +112,7 @@ public final class Main implements Callable<Integer> {
     private static final ThreadLocal<java.util.Map<String, String>> ENVIRONMENT = new ThreadLocal<>();
 
     /** The environment of the command running on this thread. */
-    static java.util.Map<String, String> environment() {
+    public static java.util.Map<String, String> environment() {
         java.util.Map<String, String> env = ENVIRONMENT.get();
         return env != null ? env : System.getenv();
     }

@@ -1,5 +1,7 @@
 package io.dgen4j.cli;
 
+import io.dgen4j.cli.report.Aggregate;
+import io.dgen4j.cli.report.Json;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.launch.Cluster;
 import io.dgen4j.launch.CpuBudget;
@@ -29,7 +31,7 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  * environment ({@link Main#run(String[], PrintWriter, PrintWriter, Map)}) names its shards and seeds by it
  * but works alone.
  */
-final class Ranks implements AutoCloseable {
+public final class Ranks implements AutoCloseable {
     private final LaunchInfo launch;
     private final Cluster cluster;
     private Long baseSeed;
@@ -53,7 +55,7 @@ final class Ranks implements AutoCloseable {
      * @throws IllegalArgumentException on every rank at once, when the ranks were started with different
      *         commands or options ({@link #facts}): one line naming the first difference
      */
-    static Ranks open(CommandSpec command) {
+    public static Ranks open(CommandSpec command) {
         return open(command, Map.of());
     }
 
@@ -61,7 +63,7 @@ final class Ranks implements AutoCloseable {
      * {@link #open(CommandSpec)}, the ranks also agreeing on {@code more} facts (e.g. the workload a
      * configuration file held: a fact named {@code workload} is compared, never shown).
      */
-    static Ranks open(CommandSpec command, Map<String, String> more) {
+    public static Ranks open(CommandSpec command, Map<String, String> more) {
         PrintWriter err = command.commandLine().getErr();
         Map<String, String> env = Main.environment();
         LaunchInfo launch = LaunchInfo.fromEnvironment(env);
@@ -146,7 +148,7 @@ final class Ranks implements AutoCloseable {
         return launch;
     }
 
-    Cluster cluster() {
+    public Cluster cluster() {
         return cluster;
     }
 
@@ -156,7 +158,7 @@ final class Ranks implements AutoCloseable {
     }
 
     /** This rank's target ({@link Shards#target}). */
-    String target(String target) {
+    public String target(String target) {
         return Shards.target(target, launch);
     }
 
@@ -164,7 +166,7 @@ final class Ranks implements AutoCloseable {
      * The job's base seed: {@code explicit}, else rank 0's random seed given to every rank (with MPI), else
      * this rank's own; {@code null} outside a launch (the data options' own default applies).
      */
-    Long baseSeed(Long explicit) {
+    public Long baseSeed(Long explicit) {
         if (!launch.launched()) {
             return explicit;
         }
@@ -174,7 +176,7 @@ final class Ranks implements AutoCloseable {
     }
 
     /** This rank's seed from the base: the base itself with {@code same}, else {@link Shards#seed}. */
-    Long rankSeed(Long base, boolean same) {
+    public Long rankSeed(Long base, boolean same) {
         sameSeed = same;
         if (!launch.launched() || base == null) {
             return base;
@@ -183,12 +185,12 @@ final class Ranks implements AutoCloseable {
     }
 
     /** Generator threads: {@code requested} when set, else this rank's share of the CPUs ({@link CpuBudget}) under a launch. */
-    int threads(int requested) {
+    public int threads(int requested) {
         return requested > 0 || !launch.launched() ? requested : CpuBudget.threadsFor(launch);
     }
 
     /** Waits for every rank, so that the timed part starts together. */
-    void startTogether() {
+    public void startTogether() {
         cluster.barrier();
     }
 
@@ -196,7 +198,7 @@ final class Ranks implements AutoCloseable {
      * Every rank's figures, on every rank (a collective: each rank calls it once, failed or not, so that
      * none waits forever). Without MPI: this rank's alone.
      */
-    Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok) {
+    public Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok) {
         return gather(bytes, seconds, seed, threads, ok, List.of());
     }
 
@@ -204,7 +206,7 @@ final class Ranks implements AutoCloseable {
      * {@link #gather(long, double, Long, int, boolean)} with this rank's per-endpoint figures of an S3 endpoint
      * set (empty without one, or when this rank failed), so that rank 0 shows where each rank's requests went.
      */
-    Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok, List<EndpointStatistics> endpoints) {
+    public Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok, List<EndpointStatistics> endpoints) {
         long[] figures = cluster.allreduce(slots(bytes, seed == null ? 0 : seed, threads, ok ? 1 : 0), Mpi.Op.SUM);
         double[] times = cluster.gather(seconds);
         int n = times.length;
@@ -280,14 +282,14 @@ final class Ranks implements AutoCloseable {
      * Every rank's figures, indexed by rank (with MPI), their seeds ({@code null} for runs without one) and their
      * requests per S3 endpoint ({@code null} without an endpoint set).
      */
-    record Gathered(Aggregate aggregate, long[] seeds, int[] threads, List<List<Map<String, Object>>> endpoints) {}
+    public record Gathered(Aggregate aggregate, long[] seeds, int[] threads, List<List<Map<String, Object>>> endpoints) {}
 
     /**
      * Prints one run's outcome under a launch: with MPI, rank 0 prints its own report, a line per rank and the
      * aggregate line (or one JSON document with all of it); the other ranks print nothing on stdout. Without
      * MPI each rank prints its own report and says the aggregate is unavailable.
      */
-    void report(PrintWriter out, boolean json, String verb, Map<String, Object> own, Runnable ownText,
+    public void report(PrintWriter out, boolean json, String verb, Map<String, Object> own, Runnable ownText,
                 String rawTarget, Gathered g) {
         boolean seeds = g.seeds() != null;
         if (!launch.launched()) {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.cli.s3.S3Backends;
+import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.storage.StorageProvider;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.Streams;

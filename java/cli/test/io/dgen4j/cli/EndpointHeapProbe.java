@@ -1,5 +1,6 @@
 package io.dgen4j.cli;
 
+import io.dgen4j.cli.s3.TransportFactories;
 import io.dgen4j.s3.EndpointSet;
 import io.dgen4j.s3.RangedReader;
 import io.dgen4j.s3.S3Endpoints;

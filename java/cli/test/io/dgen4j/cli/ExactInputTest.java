@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.checkpoint.CheckpointException;
+import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.report.Reports;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.AccessDeniedException;

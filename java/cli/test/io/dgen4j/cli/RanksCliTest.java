@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.cli.command.LoadCommand;
+import io.dgen4j.cli.command.SaveCommand;
 import io.dgen4j.launch.CpuBudget;
 import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.launch.Shards;

@@ -1,0 +1,154 @@
+package io.dgen4j.cli.command;
+
+import io.dgen4j.cli.Main;
+import io.dgen4j.cli.Ranks;
+import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.Limits;
+import io.dgen4j.cli.option.StorageBackendOptions;
+import io.dgen4j.cli.report.Json;
+import io.dgen4j.dlio.CheckpointPlan;
+import io.dgen4j.dlio.DlioConfig;
+import io.dgen4j.dlio.DlioResult;
+import io.dgen4j.dlio.DlioRun;
+import io.dgen4j.dlio.RankGroup;
+import io.dgen4j.launch.LaunchInfo;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.storage.StorageTarget;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code dgen4j dlio run}: a DLIO workload's checkpoint-only workflow with streaming checkpoints. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Run a DLIO workload's checkpoint phase: num_checkpoints_write saves, then num_checkpoints_read loads,",
+                "each file one streaming checkpoint of its exact size; checkpoint.fsync is honoured.",
+                "Under a launcher (mpirun, srun) each rank writes its own files; without one, --ranks N runs",
+                "the N ranks' files in this process (--parallel at a time). Writes summary.json,",
+                "{rank}_output.json and {rank}_per_epoch_stats.json to --output, as DLIO does."})
+public final class DlioRunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec command;
+
+    @Mixin
+    DlioCommand.ConfigOptions config;
+
+    @Option(names = "--verify", description = "Compare every byte read with the regenerated stream.")
+    boolean verify;
+
+    @Option(names = "--output", paramLabel = "DIR",
+            description = "Folder of DLIO's output files (default: output.folder of the config, else ./output).")
+    Path output;
+
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "4",
+            description = "Ranks of this process saving or loading at once, 1 to 64 (default ${DEFAULT-VALUE}).")
+    int parallel;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "0",
+            description = "Generator threads per file (default 0: the CPUs shared among the parallel ranks).")
+    int threads;
+
+    @Option(names = "--json", description = "Print summary.json's object instead of DLIO's lines.")
+    boolean json;
+
+    @Mixin
+    StorageBackendOptions backend;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        PrintWriter out = command.commandLine().getOut();
+        Limits.count("--parallel", parallel, 1, 64);
+        if (threads < 0) {
+            throw new IllegalArgumentException("--threads must be >= 0, got " + threads);
+        }
+        DlioConfig c = config.read(command.commandLine().getErr());
+        LaunchInfo launch = config.launch();
+        int ranks = config.ranks(launch);
+        CheckpointPlan plan = CheckpointPlan.of(c, ranks);
+        StorageTarget folder = StorageTarget.parse(DlioRun.folderTarget(c));
+        // resolved here, on the command's thread (Main.environment() is this thread's), used on the ranks' threads
+        UnaryOperator<StreamingCheckpoint.Builder> storage = backend.resolve(folder);
+        // Everything that can be checked before the first byte is: the outputs' folder, every setting (read
+        // above), the backend's limits for every file size, the memory of the ranks saving at once.
+        Path dir = output != null ? output : Path.of(c.outputFolder().orElse("output"));
+        DlioResult.checkOutput(dir, output != null ? "--output" : "output.folder",
+                launch.launched() ? java.util.List.of(launch.rank()) : java.util.stream.IntStream.range(0, ranks)
+                        .boxed().toList());
+        DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(storage));
+        long atOnce = launch.launched() ? 1 : Math.min(parallel, ranks);
+        Limits.memory(Math.multiplyExact(atOnce, (long) c.streaming().numBuffers() * c.streaming().chunkSize()),
+                String.format(Locale.ROOT, "%d rank(s) at once (--parallel), each with checkpoint.streaming.num_buffers "
+                        + "%d x chunk_size %s", atOnce, c.streaming().numBuffers(),
+                        ByteSize.format(c.streaming().chunkSize())), "use a smaller --parallel, chunk_size or num_buffers");
+        // under mpirun/srun: one Cluster (MPI where libmpi loads) for the whole command; rank 0 reports
+        // the workload as read (a --config path may name different files on different hosts), not
+        // its output folder: each rank's own files may go to its own
+        String workload = String.join("\n", c.framework(), c.model().toString(), c.workflow().toString(),
+                c.checkpoint().toString(), c.streaming().toString(), c.storage().toString());
+        try (Ranks launched = Ranks.open(command, Map.of("workload", workload))) {
+            RankGroup group = launch.launched() ? RankGroup.of(launched.cluster()) : RankGroup.inProcess(ranks);
+            DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
+                    .withThreads(launched.threads(threads))
+                    .withCustomize(b -> storage.apply(b).resetPeakRss(true)) // each file's peak RSS from its start
+                    .withLog(json ? line -> { } : line -> {
+                        out.println(line);
+                        out.flush();
+                    });
+            Long seed = launched.baseSeed(null); // rank 0's seed on every rank: a rank may read another's files
+            if (seed != null) {
+                options = options.withSeed(seed);
+            }
+            DlioResult r = DlioRun.run(plan, group, options);
+            r.write(dir);
+            if (group.hostsRankZero()) {
+                print(out, r, dir, group);
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Rank 0's closing lines: DLIO's [METRIC] block, then ours (or summary.json's object with --json). */
+    private void print(PrintWriter out, DlioResult r, Path dir, RankGroup group) {
+        if (json) {
+            out.println(Json.write(r.summary()));
+            return;
+        }
+        out.println(DlioResultLines.timestamped("Averaged metric over all steps/epochs"));
+        r.metricLines().forEach(out::println);
+        long saves = r.files().stream().filter(f -> f.operation().equals("save")).count();
+        long loads = r.files().stream().filter(f -> f.operation().equals("load")).count();
+        String scope;
+        if (group.alone().isPresent()) {
+            scope = "rank " + group.localRanks().get(0) + " alone";
+        } else if (group.localRanks().size() == group.size()) {
+            scope = group.size() + " rank(s) in this process";
+        } else {
+            // every rank's files: the plan's, as many times as the checkpoints
+            scope = group.size() + " ranks (all ranks' bytes / the slowest rank's time)";
+            saves = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsWrite());
+            loads = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsRead());
+        }
+        out.printf(Locale.ROOT, "dgen4j: %s: %d files, %d bytes saved at %.3f GB/s, %d files, %d bytes loaded at "
+                        + "%.3f GB/s%s; peak RSS %.1f MiB; outputs in %s%n", scope, saves, r.savedBytes(), r.saveGBps(),
+                loads, r.loadedBytes(), r.loadGBps(), verify ? " (verified)" : "", r.peakRssBytes() / 1048576.0, dir);
+    }
+
+    /** DLIO's line prefix. */
+    static final class DlioResultLines {
+        private DlioResultLines() {}
+
+        static String timestamped(String line) {
+            return java.time.LocalDateTime.now().format(java.time.format.DateTimeFormatter.ofPattern(
+                    "yyyy-MM-dd'T'HH:mm:ss.SSSSSS", Locale.ROOT)) + " " + line;
+        }
+    }
+}

@@ -1,0 +1,243 @@
+package io.dgen4j.cli.command;
+
+import io.dgen4j.checkpoint.LoadResult;
+import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.cli.ExitCodes;
+import io.dgen4j.cli.Main;
+import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.CheckpointOptions;
+import io.dgen4j.cli.option.EndpointOptions;
+import io.dgen4j.cli.option.FilePath;
+import io.dgen4j.cli.option.ProgressOptions;
+import io.dgen4j.cli.report.Json;
+import io.dgen4j.cli.report.Progress;
+import io.dgen4j.cli.report.Reports;
+import io.dgen4j.cli.s3.S3Backends;
+import io.dgen4j.cli.s3.S3Endpoint;
+import io.dgen4j.gen.SystemInfo;
+import io.dgen4j.s3.PartPlan;
+import io.dgen4j.storage.StorageTarget;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code dgen4j quickstart}: the main job for a newcomer, on one screen. */
+@Command(name = "quickstart", mixinStandardHelpOptions = true,
+        description = {"The main job: a streaming checkpoint save, a verified load, and the old-vs-new comparison,",
+                "in a temporary directory on local disk (TEST_CHECKPOINT_DIR, else the temp dir); then part 2, object",
+                "storage: a save and a verified load through every installed S3 backend, against the configured",
+                "endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts; then a summary."})
+public final class QuickstartCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec command;
+
+    @Option(names = "--dir", description = "Parent directory for the run (default: TEST_CHECKPOINT_DIR or the temp dir).")
+    Path dir;
+
+    @Option(names = "--size", converter = ByteSize.class,
+            description = "Checkpoint size (default 1GiB, or TEST_SIZE_GB gigabytes).")
+    Long size;
+
+    @Option(names = "--plot", paramLabel = "PNG", converter = FilePath.class, description = "Also draw the comparison into this PNG.")
+    Path plot;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Option(names = "--no-s3", description = "Skip part 2 (object storage).")
+    boolean noS3;
+
+    @Option(names = "--s3", paramLabel = "TARGET", description = "s3://bucket/prefix for part 2 on a configured "
+            + "endpoint (default: s3://$" + S3Endpoint.BUCKET_VAR + "/dgen4j-quickstart).")
+    String s3Target;
+
+    /** Part 2's size: the quickstart's, at most this, so that it stays short on a small machine. */
+    static final long S3_SIZE_CAP = 256L << 20;
+
+    @Mixin
+    CheckpointOptions options;
+
+    @Mixin
+    ProgressOptions progress;
+
+    @Mixin
+    EndpointOptions endpoints;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        long bytes = size != null ? size : defaultSize();
+        if (endpoints.given()) {
+            if (noS3) {
+                throw new IllegalArgumentException(endpoints.givenNames() + " applies to part 2, which --no-s3 skips");
+            }
+            endpoints.settings(Main.environment(), Path.of("")); // a bad entry is a usage error before part 1
+        }
+        Path parent = CompareCommand.resolveDir(dir);
+        // Steps 1 to 3 are checked before step 1 writes anything (step 3 holds --size in memory).
+        CompareCommand.preflight(parent, bytes, options);
+        CompareCommand.checkPlot(plot);
+        Path work = Files.createTempDirectory(parent, "dgen4j-quickstart-");
+        Path file = work.resolve("checkpoint.bin");
+        try {
+            boolean bars = progress.wanted();
+            SaveResult saved;
+            try (Progress bar = new Progress(System.err, "1/3 save       ", bytes, bars)) {
+                saved = options.build(bar::update).save(StorageTarget.parse(file.toString()), bytes);
+            }
+            LoadResult loaded;
+            try (Progress bar = new Progress(System.err, "2/3 load+verify", bytes, bars)) {
+                loaded = options.build(bar::update).load(StorageTarget.parse(file.toString()), true);
+            }
+            CompareCommand.deleteCheckpoint(file);
+            CompareCommand.Outcome cmp = CompareCommand.run(command.commandLine().getErr(), work, bytes, options, bars, false);
+            String plotError = plot == null ? null : CompareCommand.drawPlot(plot, cmp);
+            S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
+            PrintWriter out = command.commandLine().getOut();
+            if (json) {
+                Map<String, Object> m = Json.object();
+                m.put("save", saved.toMap());
+                m.put("load", loaded.toMap());
+                m.put("compareStreaming", cmp.streaming().toMap());
+                m.put("comparePreallocated", cmp.old().toMap());
+                if (plot != null) {
+                    m.put("plot", plotError != null ? null : plot.toString());
+                }
+                if (plotError != null) {
+                    m.put("plotError", plotError);
+                }
+                m.put("s3", s3 == null ? null : s3.toMap());
+                out.println(Json.write(m));
+            } else {
+                summary(out, work, saved, loaded, cmp, plotError == null, s3);
+            }
+            out.flush();
+            CompareCommand.reportPlotError(command.commandLine().getErr(), plotError);
+            if (s3 != null) {
+                for (S3Backends.Run r : s3.runs()) {
+                    if (r.error() != null) {
+                        command.commandLine().getErr().println("dgen4j: part 2, backend " + r.backend() + ": "
+                                + r.error());
+                    }
+                }
+                command.commandLine().getErr().flush();
+                return s3.runs().stream().filter(r -> r.error() != null).map(S3Backends.Run::exitCode).findFirst()
+                        .orElse(ExitCodes.OK);
+            }
+            return 0;
+        } finally {
+            CompareCommand.deleteCheckpoint(file);
+            Files.deleteIfExists(work);
+        }
+    }
+
+    /** Part 2's outcome: where it ran and each backend's run, or why it was skipped. */
+    record S3Part(String endpoint, boolean local, String prefix, long size, long chunk, List<S3Backends.Run> runs,
+                  String skipped) {
+        Map<String, Object> toMap() {
+            Map<String, Object> m = Json.object();
+            if (skipped != null) {
+                m.put("skipped", skipped);
+                return m;
+            }
+            m.put("endpoint", endpoint);
+            m.put("localS3proxy", local);
+            m.put("prefix", prefix);
+            m.put("sizeBytes", size);
+            m.put("chunkBytes", chunk);
+            double best = S3Backends.bestMBps(runs);
+            double bestCpu = S3Backends.bestCpu(runs);
+            List<Object> rows = new ArrayList<>();
+            for (S3Backends.Run r : runs) {
+                rows.add(S3Backends.toMap(r, best, bestCpu));
+            }
+            m.put("backends", rows);
+            return m;
+        }
+    }
+
+    /**
+     * Part 2: every installed S3 backend against the configured endpoint or a local s3proxy. Skipped,
+     * with one line on stderr, when there is no s3proxy jar to start or no bucket on a configured endpoint.
+     */
+    private S3Part s3Part(long bytes, boolean bars) throws IOException, InterruptedException {
+        PrintWriter err = command.commandLine().getErr();
+        List<io.dgen4j.storage.StorageProvider> providers = S3Backends.providers(List.of());
+        if (providers.isEmpty()) {
+            return skipped(err, "no S3 backend is installed");
+        }
+        try (S3Endpoint endpoint = S3Endpoint.open(s3Target, "dgen4j-quickstart",
+                endpoints.settings(Main.environment(), Path.of("")), err)) {
+            // S3 parts are 5 MiB at least and the chunks must fill whole parts: a smaller --chunk grows here
+            long chunk = Math.max(options.chunk, PartPlan.MIN_PART_SIZE);
+            List<S3Backends.Run> runs = S3Backends.run(endpoint, providers, bytes, options, chunk, bars, false, true,
+                    err);
+            return new S3Part(endpoint.endpoint(), endpoint.isLocal(), endpoint.prefix(), bytes, chunk, runs, null);
+        } catch (S3Endpoint.NoS3ProxyJar | S3Endpoint.NoBucket e) {
+            return skipped(err, e.getMessage());
+        }
+    }
+
+    private static S3Part skipped(PrintWriter err, String why) {
+        err.println("dgen4j: quickstart part 2 (object storage) skipped: " + why);
+        err.flush();
+        return new S3Part(null, false, null, 0, 0, List.of(), why);
+    }
+
+    private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, CompareCommand.Outcome c,
+            boolean plotDrawn, S3Part s3) {
+        SystemInfo info = SystemInfo.current();
+        out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
+                info.usableCpus());
+        out.println();
+        out.printf(Locale.ROOT, "1. streaming save   %s in %.2f s = %.2f GB/s  [%s]%n", ByteSize.format(s.totalBytes()),
+                s.totalSeconds(), s.totalGBps(), s.backend());
+        out.printf(Locale.ROOT, "   generation %.2f GB/s, I/O %.2f GB/s, fsync %.3f s, bottleneck %s, peak RSS %s%n",
+                s.generationGBps(), s.ioGBps(), s.closeSeconds(), s.bottleneck(), Reports.mib(s.peakRssBytes()));
+        out.printf(Locale.ROOT, "2. verified load    %s in %.2f s = %.2f GB/s, every byte matched the seed %s stream%n",
+                ByteSize.format(l.totalBytes()), l.totalSeconds(), l.totalGBps(), s.seed());
+        out.println("3. old vs new");
+        Reports.compare(out, c.streaming(), c.old());
+        if (plot != null && plotDrawn) {
+            out.println("plot: " + plot);
+        }
+        if (s3 != null) {
+            out.println();
+            if (s3.skipped() != null) {
+                out.println("Part 2, object storage: skipped (" + s3.skipped() + ")");
+            } else {
+                out.printf(Locale.ROOT, "Part 2, object storage: %s per backend to %s (%s), %s<backend>.bin, "
+                        + "chunk %s%n", ByteSize.format(s3.size()), s3.endpoint(), s3.local()
+                                ? "a local s3proxy started for this run" : "the configured endpoint", s3.prefix(),
+                        ByteSize.format(s3.chunk()));
+                BackendsCommand.table(out, s3.runs(), S3Backends.bestMBps(s3.runs()), S3Backends.bestCpu(s3.runs()));
+            }
+        }
+        out.println();
+        out.println("Next: ./dgen4j save /your/disk/ckpt.bin --size 24GiB   |   ./dgen4j compare --dir /your/disk --size 8GiB --plot compare.png");
+        out.println("      ./dgen4j backends s3://bucket/prefix --size 1GiB   (every S3 backend side by side)");
+    }
+
+    private static long defaultSize() {
+        String gb = System.getenv("TEST_SIZE_GB");
+        if (gb != null && !gb.isBlank()) {
+            try {
+                return ByteSize.parse(gb.trim() + "GiB");
+            } catch (picocli.CommandLine.TypeConversionException e) {
+                throw new IllegalArgumentException("TEST_SIZE_GB=" + gb + " is not a size in GiB: " + e.getMessage());
+            }
+        }
+        return 1L << 30;
+    }
+}

@@ -1,0 +1,108 @@
+package io.dgen4j.cli.command;
+
+import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.cli.Ranks;
+import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.CheckpointOptions;
+import io.dgen4j.cli.option.Limits;
+import io.dgen4j.cli.option.ProgressOptions;
+import io.dgen4j.cli.option.StorageBackendOptions;
+import io.dgen4j.cli.report.Progress;
+import io.dgen4j.cli.report.Reports;
+import io.dgen4j.storage.StorageTarget;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code dgen4j save}: a streaming checkpoint with bounded memory. */
+@Command(name = "save", mixinStandardHelpOptions = true,
+        description = {"Save a streaming checkpoint of generated data with a fixed memory footprint.",
+                "TARGET is a path or file:// (O_DIRECT where the filesystem allows it) or direct:// (O_DIRECT demanded),",
+                "or s3://bucket/key (credentials and endpoint from AWS_* variables or .env; see the README)."})
+public final class SaveCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec command;
+
+    @Parameters(paramLabel = "TARGET", description = "Path, file://, direct:// or s3://bucket/key URI of the checkpoint.")
+    String target;
+
+    @Option(names = "--size", required = true, converter = ByteSize.class, description = "Checkpoint size, e.g. 24GiB.")
+    long size;
+
+    @Option(names = "--old-method", description = "Allocate the whole checkpoint, generate it, then write it (for comparison).")
+    boolean oldMethod;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Mixin
+    CheckpointOptions options;
+
+    @Mixin
+    ProgressOptions progress;
+
+    @Mixin
+    StorageBackendOptions backend;
+
+    @Option(names = "--same-seed", description = {"Under mpirun/srun: every rank uses the same seed (--seed, else rank 0's),",
+            "so all shards hold the same stream. Default: the seed mixed with the rank, so every shard differs."})
+    boolean sameSeed;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = command.commandLine().getOut();
+        StorageTarget.parse(target); // a malformed target is a usage error before anything starts
+        options.check();
+        if (oldMethod) {
+            Limits.memory(size, "--old-method holds the whole checkpoint in memory: it",
+                    "use a smaller --size, or the streaming save (without --old-method)");
+        }
+        // Under mpirun/srun each rank saves its own shard with its own seed; rank 0 reports for all (Ranks).
+        try (Ranks ranks = Ranks.open(command)) {
+            StorageTarget where = StorageTarget.parse(ranks.target(target));
+            options.data.seed = ranks.rankSeed(ranks.baseSeed(options.data.seed), sameSeed);
+            options.data.threads = ranks.threads(options.data.threads);
+            SaveResult r = null;
+            Exception failure = null;
+            double seconds = 0;
+            try (Progress bar = progress.bar(oldMethod ? "save (old)" : "save", size)) {
+                StreamingCheckpoint ckpt = null;
+                try {
+                    ckpt = backend.apply(options.builder(bar::update), where).build();
+                    backend.checkSave(where, size, ckpt.chunkSize()); // S3 parts: before any data
+                } catch (RuntimeException e) {
+                    failure = e; // still meet the other ranks below, so that none waits forever
+                }
+                ranks.startTogether();
+                long start = System.nanoTime();
+                if (failure == null) {
+                    try {
+                        r = oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size);
+                    } catch (IOException | RuntimeException e) {
+                        failure = e;
+                    }
+                }
+                seconds = (System.nanoTime() - start) / 1e9;
+            }
+            Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds,
+                    r == null ? 0L : Long.parseUnsignedLong(r.seed()), options.data.threads, r != null,
+                    r == null ? java.util.List.of() : r.endpoints());
+            if (failure instanceof IOException e) {
+                throw e;
+            } else if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            SaveResult done = r;
+            ranks.report(out, json, "saved", done.toMap(), () -> Reports.save(out, done), target, all);
+        }
+        out.flush();
+        return 0;
+    }
+}

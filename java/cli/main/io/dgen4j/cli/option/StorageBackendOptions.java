@@ -1,0 +1,95 @@
+package io.dgen4j.cli.option;
+
+import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.cli.Main;
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.S3Settings;
+import io.dgen4j.storage.StorageTarget;
+import java.nio.file.Path;
+import java.util.function.UnaryOperator;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The storage backend options of save and load: {@code --backend} (else {@code DGEN4J_S3_BACKEND}
+ * for {@code s3://} targets), and for {@code s3://} targets the S3 settings from the environment and
+ * the working directory's {@code .env} ({@link S3Settings#fromEnvironment}) with the endpoint-set
+ * and transfer options over them ({@link EndpointOptions}, {@link S3TransferOptions}).
+ */
+public final class StorageBackendOptions {
+    /** The variable that names the backend of {@code s3://} targets. */
+    public static final String BACKEND_VAR = "DGEN4J_S3_BACKEND";
+
+    @Option(names = "--backend", paramLabel = "NAME",
+            description = "Storage backend: file, or for s3:// targets aws, crt or minio (default: the best installed; or "
+                    + BACKEND_VAR + ").")
+    String backend;
+
+    @Mixin
+    EndpointOptions endpoints;
+
+    @Mixin
+    S3TransferOptions transfer;
+
+    /** Sets the backend and, for an {@code s3://} target, the S3 settings; returns the builder. */
+    public StreamingCheckpoint.Builder apply(StreamingCheckpoint.Builder b, StorageTarget target) {
+        return resolve(target).apply(b);
+    }
+
+    /**
+     * What {@link #apply} sets for {@code target}, resolved now, on this thread: {@link Main#environment()}
+     * is the command thread's, so a command whose files are built on other threads (dlio run's ranks)
+     * resolves here and hands the result to them.
+     *
+     * @throws IllegalArgumentException when an endpoint option is given for a target that is not s3://, or
+     *                                  the s3:// target or the S3 settings are malformed
+     */
+    public UnaryOperator<StreamingCheckpoint.Builder> resolve(StorageTarget target) {
+        boolean s3 = S3Location.SCHEME.equals(target.scheme());
+        String name = backend;
+        if ((name == null || name.isBlank()) && s3) {
+            name = Main.environment().get(BACKEND_VAR);
+        }
+        String chosen = name == null || name.isBlank() ? null : name;
+        S3Settings settings = null;
+        if (s3) {
+            S3Location.of(target); // a bad bucket or key is a usage error, before anything else
+            settings = s3Settings();
+        } else if (endpoints.given() || transfer.given()) {
+            throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s", endpoints.given()
+                    ? endpoints.givenNames() : transfer.givenNames(), target.original()));
+        }
+        S3Settings resolved = settings;
+        return b -> {
+            if (chosen != null) {
+                b.backend(chosen);
+            }
+            if (resolved != null) {
+                b.backendOptions(resolved);
+            }
+            return b;
+        };
+    }
+
+    /** The S3 settings of the environment with the endpoint and transfer options over them. */
+    S3Settings s3Settings() {
+        return transfer.over(endpoints.settings(Main.environment(), Path.of("")));
+    }
+
+    /** Refuses what only a save uses: a load reads ranges of its {@code --chunk}, not parts. */
+    public void checkLoad() {
+        if (transfer.partSize != null) {
+            throw new IllegalArgumentException("--part-size applies to save: a load reads ranges of --chunk bytes");
+        }
+    }
+
+    /**
+     * For a save of {@code size} bytes in chunks of {@code chunk} to {@code target}: checks up front
+     * that an {@code s3://} target's part size fits ({@link S3TransferOptions#checkSave}).
+     */
+    public void checkSave(StorageTarget target, long size, long chunk) {
+        if (S3Location.SCHEME.equals(target.scheme())) {
+            transfer.checkSave(s3Settings(), size, chunk);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.dgen4j.cli.report;
+
+import io.dgen4j.checkpoint.LoadResult;
+import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.storage.EndpointStatistics;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+
+/** Text tables of checkpoint results for people (JSON goes through {@link Json}). */
+public final class Reports {
+    private Reports() {}
+
+    public static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.0f MiB", bytes / 1048576.0);
+    }
+
+    public static void save(PrintWriter out, SaveResult r) {
+        out.printf(Locale.ROOT, "saved %s (%d bytes) to %s%n", ByteSize.format(r.totalBytes()), r.totalBytes(), r.target());
+        out.printf(Locale.ROOT, "  backend       %s%n", r.backend());
+        out.printf(Locale.ROOT, "  data          %s generator, seed %s%n", r.generator(), r.seed());
+        out.printf(Locale.ROOT, "  pipeline      %d chunks of %s, %d buffers, %d writer(s) in flight, peak %d buffers in use%n",
+                r.chunks(), ByteSize.format(r.chunkSize()), r.buffers(), r.writersInFlight(), r.peakBuffersInUse());
+        out.printf(Locale.ROOT, "  generation    %8.3f s  %7.2f GB/s (fill time only)%n", r.generationSeconds(), r.generationGBps());
+        out.printf(Locale.ROOT, "  I/O           %8.3f s  %7.2f GB/s (writes in flight)%n", r.ioSeconds(), r.ioGBps());
+        out.printf(Locale.ROOT, "  fsync+rename  %8.3f s%n", r.closeSeconds());
+        out.printf(Locale.ROOT, "  total         %8.3f s  %7.2f GB/s   throughput ratio %.3f, overhead %.1f %%, bottleneck %s%n",
+                r.totalSeconds(), r.totalGBps(), r.throughputRatio(), r.pipelineOverheadPercent(), r.bottleneck());
+        out.printf(Locale.ROOT, "  memory        peak RSS %s (whole process), pool %s%n", mib(r.peakRssBytes()), mib(r.poolBytes()));
+        endpoints(out, r.endpoints());
+    }
+
+    public static void load(PrintWriter out, LoadResult r) {
+        out.printf(Locale.ROOT, "loaded %s (%d bytes) from %s%s%n", ByteSize.format(r.totalBytes()), r.totalBytes(),
+                r.target(), r.verified() ? ": every byte verified" : "");
+        out.printf(Locale.ROOT, "  backend       %s%n", r.backend());
+        out.printf(Locale.ROOT, "  read          %8.3f s  %7.2f GB/s (reads in flight, %d reader(s))%n",
+                r.readSeconds(), r.readGBps(), r.readersInFlight());
+        if (r.verified()) {
+            out.printf(Locale.ROOT, "  verify        %8.3f s (%s: regenerate + compare, overlapped with the reads)%n",
+                    r.verifySeconds(), r.verifier());
+        }
+        out.printf(Locale.ROOT, "  total         %8.3f s  %7.2f GB/s%n", r.totalSeconds(), r.totalGBps());
+        out.printf(Locale.ROOT, "  memory        peak RSS %s (whole process)%n", mib(r.peakRssBytes()));
+        endpoints(out, r.endpoints());
+    }
+
+    /** A set larger than this lists only the endpoints that took a request or failed. */
+    static final int LIST_IDLE_ENDPOINTS = 16;
+
+    /**
+     * The per-endpoint table of a save or load that spread its requests over more than one
+     * endpoint (nothing for one: the lines above say it all). Of a set of more than
+     * {@value #LIST_IDLE_ENDPOINTS}, the endpoints that took no request, up and without a failure,
+     * are counted, not listed ({@code --json} lists every one).
+     */
+    static void endpoints(PrintWriter out, List<EndpointStatistics> all) {
+        if (all.size() < 2) {
+            return;
+        }
+        List<EndpointStatistics> list = all.size() <= LIST_IDLE_ENDPOINTS ? all : all.stream()
+                .filter(e -> e.requests() > 0 || e.errors() > 0 || !"up".equals(e.state())
+                        || e.lastFailure() != null && !e.lastFailure().isEmpty())
+                .toList();
+        int width = Math.max("endpoint".length(), list.stream().mapToInt(e -> e.endpoint().length()).max().orElse(0));
+        String row = "    %-" + width + "s %9s %10s %7s %9s %9s %5s %-8s %s%n";
+        out.printf(Locale.ROOT, "  endpoints     %d%n", all.size());
+        out.printf(Locale.ROOT, row, "endpoint", "requests", "MiB", "errors", "p50 ms", "p99 ms", "down", "state",
+                "last failure");
+        for (EndpointStatistics e : list) {
+            out.printf(Locale.ROOT, row, e.endpoint(), e.requests(), String.format(Locale.ROOT, "%.1f",
+                    e.bytes() / 1048576.0), e.errors(), String.format(Locale.ROOT, "%.2f", e.p50Millis()),
+                    String.format(Locale.ROOT, "%.2f", e.p99Millis()), e.markedDown(), e.state(),
+                    e.lastFailure() == null || e.lastFailure().isEmpty() ? "-" : e.lastFailure());
+        }
+        if (list.size() < all.size()) {
+            out.printf(Locale.ROOT, "    %d more endpoint%s took no request (up, no failure; --json lists every one)%n",
+                    all.size() - list.size(), all.size() - list.size() == 1 ? "" : "s");
+        }
+        out.println("    down: times marked down (connect failure, timeout, 5xx); state when the figures were taken");
+    }
+
+    /** The old-vs-new side-by-side table. */
+    public static void compare(PrintWriter out, SaveResult streaming, SaveResult old) {
+        out.printf(Locale.ROOT, "%-22s %14s %14s%n", "", "old (prealloc)", "new (stream)");
+        row(out, "size", ByteSize.format(old.totalBytes()), ByteSize.format(streaming.totalBytes()));
+        row(out, "generation s", f3(old.generationSeconds()), f3(streaming.generationSeconds()));
+        row(out, "write s", f3(old.ioSeconds()), f3(streaming.ioSeconds()));
+        row(out, "fsync+rename s", f3(old.closeSeconds()), f3(streaming.closeSeconds()));
+        row(out, "total s", f3(old.totalSeconds()), f3(streaming.totalSeconds()));
+        row(out, "I/O GB/s", f2(old.ioGBps()), f2(streaming.ioGBps()));
+        row(out, "end-to-end GB/s", f2(old.totalGBps()), f2(streaming.totalGBps()));
+        row(out, "peak RSS (process)", mib(old.peakRssBytes()), mib(streaming.peakRssBytes()));
+        row(out, "O_DIRECT", String.valueOf(old.directIo()), String.valueOf(streaming.directIo()));
+        out.printf(Locale.ROOT, "memory reduction: %.1fx less resident memory; I/O speed new/old %.2f; end-to-end new/old %.2f%n",
+                (double) old.peakRssBytes() / Math.max(1, streaming.peakRssBytes()),
+                streaming.ioGBps() / Math.max(1e-9, old.ioGBps()), streaming.totalGBps() / Math.max(1e-9, old.totalGBps()));
+    }
+
+    private static void row(PrintWriter out, String name, String a, String b) {
+        out.printf(Locale.ROOT, "%-22s %14s %14s%n", name, a, b);
+    }
+
+    private static String f3(double v) {
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String f2(double v) {
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+}
