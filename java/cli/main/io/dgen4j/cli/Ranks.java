@@ -2,6 +2,7 @@ package io.dgen4j.cli;
 
 import io.dgen4j.cli.report.Aggregate;
 import io.dgen4j.cli.report.Json;
+import io.dgen4j.cli.report.Progress;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.launch.Cluster;
 import io.dgen4j.launch.CpuBudget;
@@ -9,6 +10,7 @@ import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.launch.Mpi;
 import io.dgen4j.launch.Shards;
 import io.dgen4j.storage.EndpointStatistics;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,6 +32,8 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  * <p>MPI is started only for the launch of this process's own environment; a command run with another
  * environment ({@link Main#run(String[], PrintWriter, PrintWriter, Map)}) names its shards and seeds by it
  * but works alone.
+ *
+ * <p>Save and load follow one protocol ({@link #together}), so that no rank waits forever for one that failed.
  */
 public final class Ranks implements AutoCloseable {
     private final LaunchInfo launch;
@@ -55,22 +59,21 @@ public final class Ranks implements AutoCloseable {
      * @throws IllegalArgumentException on every rank at once, when the ranks were started with different
      *         commands or options ({@link #facts}): one line naming the first difference
      */
-    public static Ranks open(CommandSpec command) {
-        return open(command, Map.of());
+    public static Ranks open(CommandSpec command, Environment env) {
+        return open(command, env, Map.of());
     }
 
     /**
-     * {@link #open(CommandSpec)}, the ranks also agreeing on {@code more} facts (e.g. the workload a
+     * {@link #open(CommandSpec, Environment)}, the ranks also agreeing on {@code more} facts (e.g. the workload a
      * configuration file held: a fact named {@code workload} is compared, never shown).
      */
-    public static Ranks open(CommandSpec command, Map<String, String> more) {
+    public static Ranks open(CommandSpec command, Environment env, Map<String, String> more) {
         PrintWriter err = command.commandLine().getErr();
-        Map<String, String> env = Main.environment();
-        LaunchInfo launch = LaunchInfo.fromEnvironment(env);
+        LaunchInfo launch = LaunchInfo.fromEnvironment(env.variables());
         if (!launch.launched()) {
             return new Ranks(launch, Cluster.alone(launch, "not launched"));
         }
-        Cluster cluster = env.equals(System.getenv()) ? Cluster.open(launch)
+        Cluster cluster = env.isProcess() ? Cluster.open(launch)
                 : Cluster.alone(launch, "the command's environment is not this process's, so MPI is not started");
         // first of all collectives: ranks running different commands would wait in different ones forever
         Map<String, String> facts = facts(command);
@@ -192,6 +195,68 @@ public final class Ranks implements AutoCloseable {
     /** Waits for every rank, so that the timed part starts together. */
     public void startTogether() {
         cluster.barrier();
+    }
+
+    /** What one rank's timed run hands the gather: its bytes, its seed (null for runs without one), its endpoints. */
+    public record Figures(long bytes, Long seed, List<EndpointStatistics> endpoints) {}
+
+    /** Builds what the timed part runs (e.g. the checkpoint), counting into the progress bar; throws nothing checked. */
+    @FunctionalInterface
+    public interface Prepare<P> {
+        P prepare(Progress bar);
+    }
+
+    /** The timed part of a rank's run. */
+    @FunctionalInterface
+    public interface Timed<P, R> {
+        R run(P prepared) throws IOException;
+    }
+
+    /** A rank's result with every rank's figures, for {@link #report}. */
+    public record Done<R>(R result, Gathered all) {}
+
+    /**
+     * The protocol of a save or load, the same on every rank: with the progress bar open, prepare (a
+     * failure is kept), wait for every rank ({@link #startTogether}), time {@code run} (a failure is kept);
+     * then gather every rank's figures (a collective: a failed rank takes part too, with zeros), and only
+     * then throw this rank's failure.
+     *
+     * @param bar     opens the progress bar, which closes before the gather
+     * @param threads this rank's generator threads, as gathered
+     * @param seeded  whether the run has a seed: a failed rank gathers 0 for it, a run without one null
+     * @param figures this rank's figures from its result
+     */
+    public <P, R> Done<R> together(java.util.function.Supplier<Progress> bar, Prepare<P> prepare, Timed<P, R> run,
+            int threads, boolean seeded, java.util.function.Function<R, Figures> figures) throws IOException {
+        R r = null;
+        Exception failure = null;
+        double seconds = 0;
+        try (Progress b = bar.get()) {
+            P prepared = null;
+            try {
+                prepared = prepare.prepare(b);
+            } catch (RuntimeException e) {
+                failure = e; // still meet the other ranks below, so that none waits forever
+            }
+            startTogether();
+            long start = System.nanoTime();
+            if (failure == null) {
+                try {
+                    r = run.run(prepared);
+                } catch (IOException | RuntimeException e) {
+                    failure = e;
+                }
+            }
+            seconds = (System.nanoTime() - start) / 1e9;
+        }
+        Figures f = r != null ? figures.apply(r) : new Figures(0, seeded ? 0L : null, List.of());
+        Gathered all = gather(f.bytes(), seconds, f.seed(), threads, r != null, f.endpoints());
+        if (failure instanceof IOException e) {
+            throw e;
+        } else if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        return new Done<>(r, all);
     }
 
     /**

@@ -134,6 +134,9 @@ class RanksCliTest {
         assertTrue(Files.exists(dir.resolve("one")));
     }
 
+    /** This process's own environment, as Main hands it down. */
+    private static final Environment PROCESS = new Environment(System.getenv(), true);
+
     private static Map<String, String> facts(Object command, String... args) {
         picocli.CommandLine cl = new picocli.CommandLine(command);
         cl.parseArgs(args);
@@ -142,15 +145,15 @@ class RanksCliTest {
 
     @Test
     void theFactsRanksCompareAreTheCommandAndItsValuesSaveThoseThatMayDifferPerRank() {
-        Map<String, String> a = facts(new SaveCommand(), "/d/ckpt", "--size", "8MiB", "--threads", "3");
-        assertEquals(a, facts(new SaveCommand(), "/d/ckpt", "--size", "8388608", "--threads", "1", "--no-progress"),
+        Map<String, String> a = facts(new SaveCommand(PROCESS), "/d/ckpt", "--size", "8MiB", "--threads", "3");
+        assertEquals(a, facts(new SaveCommand(PROCESS), "/d/ckpt", "--size", "8388608", "--threads", "1", "--no-progress"),
                 "one value in two spellings, and each rank's own threads and terminal");
         assertEquals("save", a.get("command"));
         assertEquals("/d/ckpt", a.get("TARGET"));
         assertEquals("8388608", a.get("--size"));
         assertFalse(a.containsKey("--threads") || a.containsKey("--no-progress") || a.containsKey("--help"), a.toString());
         assertNull(a.get("--seed"), "an option without a value is absent");
-        Map<String, String> b = facts(new SaveCommand(), "/d/ckpt", "--size", "8MiB", "--seed", "5");
+        Map<String, String> b = facts(new SaveCommand(PROCESS), "/d/ckpt", "--size", "8MiB", "--seed", "5");
         io.dgen4j.launch.Cluster.Disagreement d = new io.dgen4j.launch.Cluster.Disagreement(2, 1, a, b);
         assertEquals("the ranks were started with different commands or options: rank 2 has --seed 5, rank 0 no --seed; "
                 + "every rank must run the same command with the same options (only --no-progress, --output, --threads "
@@ -159,8 +162,8 @@ class RanksCliTest {
 
     @Test
     void aDisagreeingValueWithUserInfoIsNotShown() {
-        Map<String, String> a = facts(new LoadCommand(), "s3://user:SECRET-x1@bucket/k");
-        Map<String, String> b = facts(new LoadCommand(), "s3://bucket/k");
+        Map<String, String> a = facts(new LoadCommand(PROCESS), "s3://user:SECRET-x1@bucket/k");
+        Map<String, String> b = facts(new LoadCommand(PROCESS), "s3://bucket/k");
         String line = Ranks.disagreement(new io.dgen4j.launch.Cluster.Disagreement(1, 3, a, b));
         assertTrue(line.contains("rank 1 has TARGET s3://bucket/k, rank 0 TARGET (a different value) (3 ranks differ "
                 + "from rank 0)"), line);
@@ -169,7 +172,7 @@ class RanksCliTest {
 
     @Test
     void threadsUnderALaunchAreThisRanksShareOfTheCpus() {
-        Ranks ranks = Ranks.open(new picocli.CommandLine(new SaveCommand()).getCommandSpec());
+        Ranks ranks = Ranks.open(new picocli.CommandLine(new SaveCommand(PROCESS)).getCommandSpec(), PROCESS);
         assertEquals(5, ranks.threads(5), "an explicit count is kept");
         LaunchInfo four = new LaunchInfo(0, 4, 0, 4, "openmpi");
         int usable = CpuBudget.usableCpus();

@@ -1,5 +1,6 @@
 package io.dgen4j.cli.option;
 
+import io.dgen4j.cli.Environment;
 import io.dgen4j.gen.Generator;
 import java.util.Locale;
 
@@ -13,9 +14,9 @@ public enum GeneratorChoice {
         this.kind = kind;
     }
 
-    /** The choice named by the environment variable, or AUTO. */
-    public static GeneratorChoice fromEnvironment() {
-        String v = System.getenv("DGEN4J_DATA_GEN");
+    /** The choice named by {@code env}'s {@code DGEN4J_DATA_GEN}, or AUTO. */
+    public static GeneratorChoice fromEnvironment(Environment env) {
+        String v = env.get("DGEN4J_DATA_GEN");
         if (v == null || v.isBlank()) {
             return AUTO;
         }
