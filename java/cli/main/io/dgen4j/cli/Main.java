@@ -121,7 +121,7 @@ public final class Main implements Callable<Integer> {
      * The command line with its commands made for {@code env} (they read their variables from it), for
      * tools that read the commands' options (tests, documentation); {@link #run} runs it.
      */
-    public static CommandLine commandLine(java.util.Map<String, String> env) {
+    static CommandLine commandLine(java.util.Map<String, String> env) {
         return commandLine(new Environment(env, env.equals(System.getenv())));
     }
 

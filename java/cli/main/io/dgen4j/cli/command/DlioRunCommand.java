@@ -1,7 +1,6 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.Ranks;
 import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.Limits;

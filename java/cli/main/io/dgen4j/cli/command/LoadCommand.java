@@ -2,7 +2,6 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.Ranks;
 import io.dgen4j.cli.option.LoadOptions;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
