@@ -6,7 +6,7 @@
  * {@code io.dgen4j.checkpoint} (streaming save and load) and {@code io.dgen4j.storage} (targets,
  * writers, readers). The FFM bindings ({@code io.dgen4j.ffi}) and the native library loader
  * ({@code io.dgen4j.nativelib}) are internal; {@code io.dgen4j.launch} says where this process sits in a
- * parallel launch. On the module path, run with
+ * parallel launch; {@code io.dgen4j.unit} holds the units every layer speaks (sizes). On the module path, run with
  * {@code --enable-native-access=io.dgen4j}; on the class path, with
  * {@code --enable-native-access=ALL-UNNAMED}.
  */
@@ -19,6 +19,7 @@ module io.dgen4j {
     exports io.dgen4j.checkpoint;
     exports io.dgen4j.storage;
     exports io.dgen4j.launch;
+    exports io.dgen4j.unit;
 
     // storage backends, found with ServiceLoader; the file backend registers like any other
     uses io.dgen4j.storage.StorageProvider;

@@ -3,6 +3,7 @@ package io.dgen4j.bench;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
@@ -122,10 +123,9 @@ public final class BenchMain {
         for (String v : (sizes != null ? sizes : quick ? "1GiB" : "64KiB,32MiB,1GiB").split(",", -1)) {
             long n;
             try {
-                n = parseSize(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT,
-                        "--sizes: '%s' is not a size (e.g. 65536, 64KiB, 32MiB, 1GiB)", v.trim()), e);
+                n = ByteSize.parseBytes(v);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--sizes: " + e.getMessage(), e);
             }
             if (n < 4096 || n % 4096 != 0 || n > MAX_SIZE) {
                 throw new IllegalArgumentException(String.format(Locale.ROOT,
@@ -293,7 +293,7 @@ public final class BenchMain {
             Path p = Path.of("/sys/devices/system/cpu/cpu0/cache/index" + i + "/size");
             try {
                 if (Files.exists(p)) {
-                    best = Math.max(best, parseSize(Files.readString(p).trim()));
+                    best = Math.max(best, ByteSize.parseBytes(Files.readString(p)));
                 }
             } catch (IOException | IllegalArgumentException e) {
                 // unknown: keep what we have
@@ -373,38 +373,8 @@ public final class BenchMain {
         return cases.stream().filter(c -> c.name.equals(name) && c.bytes == bytes && c.threads == threads).findFirst().orElse(null);
     }
 
+    /** A size for the summary: {@code 64 KiB}, {@code 1 GiB}, {@code 35.75 MiB}. */
     static String human(long bytes) {
-        if (bytes >= 1L << 30 && bytes % (1L << 30) == 0) {
-            return (bytes >> 30) + " GiB";
-        }
-        if (bytes >= 1L << 20 && bytes % (1L << 20) == 0) {
-            return (bytes >> 20) + " MiB";
-        }
-        if (bytes >= 1L << 10 && bytes % (1L << 10) == 0) {
-            return (bytes >> 10) + " KiB";
-        }
-        return bytes + " B";
-    }
-
-    /** Parses 65536, 64KiB, 64K, 32MiB, 1GiB, 8192K (sysfs cache sizes). */
-    static long parseSize(String s) {
-        String t = s.trim().toUpperCase(Locale.ROOT).replace("IB", "").replace("B", "");
-        long mult = 1;
-        if (t.endsWith("K")) {
-            mult = 1L << 10;
-        } else if (t.endsWith("M")) {
-            mult = 1L << 20;
-        } else if (t.endsWith("G")) {
-            mult = 1L << 30;
-        }
-        if (mult > 1) {
-            t = t.substring(0, t.length() - 1);
-        }
-        long n = Long.parseLong(t.trim());
-        try {
-            return Math.multiplyExact(n, mult);
-        } catch (ArithmeticException e) {
-            throw new NumberFormatException("size out of range: " + s.trim());
-        }
+        return ByteSize.roundedUp(bytes);
     }
 }

@@ -7,7 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.ClosedByInterruptException;
 import picocli.CommandLine;
 
-/** The exit status of every command: one code per class of failure (README, {@code --help} footer). */
+/** The exit status of every command: one code per class of failure (docs/CLI.md, {@code --help} footer). */
 public final class ExitCodes {
     /** The command did what it was asked. */
     public static final int OK = 0;

@@ -14,7 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Keeps secrets out of what the {@code dgen4j} process writes, at every log level (README, "Logs").
+ * Keeps secrets out of what the {@code dgen4j} process writes, at every log level (docs/CLI.md, "Logs").
  * Two parts, installed once by {@link Main#main} before any logger or client exists:
  * <ul>
  *   <li>the loggers that print signed requests or the wire are held at INFO, whatever the level

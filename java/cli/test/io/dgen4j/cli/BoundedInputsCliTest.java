@@ -136,7 +136,7 @@ class BoundedInputsCliTest {
 
     @Test
     void aSizeNearLongMaxValueIsRefusedWithTheRealArithmetic() {
-        refused(2, "the part size (the chunk size, 32MiB): a 8388608 TiB object in 32 MiB parts needs 274877906944 "
+        refused(2, "the part size (the chunk size, 32MiB): a 8 EiB object in 32 MiB parts needs 274877906944 "
                 + "parts; S3 allows 10000 parts of at most 5 GiB, so one object holds at most 48.83 TiB", env(),
                 "save", "s3://ckpt/k", "--size", "9223372036854775807");
     }

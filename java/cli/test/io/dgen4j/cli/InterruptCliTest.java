@@ -97,7 +97,7 @@ class InterruptCliTest {
         Path ckpt = dir.resolve("ckpt");
         String config = Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/tiny.yaml")
                 .toString();
-        Process p = cli("dlio", "run", "--config", config, "--ranks", "4", "--output", dir.resolve("out").toString(),
+        Process p = cli("dlio", "run", "--config", config, "--ranks", "4", "--output", dir.resolve("results").toString(),
                 "++workload.checkpoint.checkpoint_folder=" + ckpt, "++workload.checkpoint.num_checkpoints_write=10000",
                 "++workload.checkpoint.num_checkpoints_read=0");
         try {
@@ -134,6 +134,10 @@ class InterruptCliTest {
             cmd.add(4, "--sun-misc-unsafe-memory-access=allow"); // as the launcher: Netty's warning on stderr
         }
         cmd.addAll(List.of(args));
+        // A shell runs background jobs with SIGINT ignored, and the JVM keeps a signal ignored at its
+        // start (nohup's rule): a test run from such a job would time the ignored signal, not the CLI.
+        // env execs the JVM in place (same pid) with both signals back at their default.
+        cmd.addAll(0, List.of("env", "--default-signal=INT,TERM"));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
         pb.environment().put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
         pb.environment().put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);

@@ -3,7 +3,7 @@ package io.dgen4j.checkpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import java.lang.foreign.MemorySegment;
-import java.util.Locale;
+import java.util.Optional;
 import java.util.Random;
 
 /**
@@ -13,53 +13,66 @@ import java.util.Random;
  */
 public enum DataSource {
     /** The stream, native core when it loads, else the twin. */
-    AUTO("auto"),
+    AUTO(Generator.Kind.AUTO),
     /** The stream from the native core; fails when it cannot load. */
-    NATIVE("native"),
+    NATIVE(Generator.Kind.NATIVE),
     /** The stream from the pure-Java twin. */
-    JAVA("java"),
+    JAVA(Generator.Kind.JAVA),
     /** {@code java.util.Random.nextBytes} into a heap array, copied into the buffer. */
-    JDK_RANDOM("jdk-random");
+    JDK_RANDOM(null);
 
-    private final String label;
+    /** The generator of the stream; null for the baseline, which is no stream. */
+    private final Generator.Kind kind;
 
-    DataSource(String label) {
-        this.label = label;
+    DataSource(Generator.Kind kind) {
+        this.kind = kind;
     }
 
-    /** The name users type: auto, native, java, jdk-random. */
+    /** The source that fills chunks with {@code kind}'s stream. */
+    public static DataSource of(Generator.Kind kind) {
+        return switch (kind) {
+            case AUTO -> AUTO;
+            case NATIVE -> NATIVE;
+            case JAVA -> JAVA;
+        };
+    }
+
+    /** The generator of the stream, or empty for {@link #JDK_RANDOM}. */
+    public Optional<Generator.Kind> kind() {
+        return Optional.ofNullable(kind);
+    }
+
+    /** The name users type: auto, native, java (as {@link Generator.Kind#label()}), jdk-random. */
     public String label() {
-        return label;
+        return kind != null ? kind.label() : "jdk-random";
     }
 
-    /** Parses auto, native, java or jdk-random (the {@code DGEN4J_DATA_GEN} values). */
+    /** Parses auto, native, java ({@link Generator.Kind#parse}) or jdk-random (the {@code DGEN4J_DATA_GEN} values). */
     public static DataSource parse(String s) {
-        for (DataSource d : values()) {
-            if (d.label.equalsIgnoreCase(s.trim()) || d.name().equalsIgnoreCase(s.trim())) {
-                return d;
-            }
+        String t = s == null ? "" : s.strip();
+        if (t.equalsIgnoreCase(JDK_RANDOM.label()) || t.equalsIgnoreCase(JDK_RANDOM.name())) {
+            return JDK_RANDOM;
         }
-        throw new IllegalArgumentException("'" + s + "' is not a generator (auto, native, java, jdk-random)");
+        try {
+            return of(Generator.Kind.parse(t));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + s + "' is not a generator (auto, native, java, jdk-random)", e);
+        }
     }
 
     /** Whether a checkpoint made with this source can be verified byte for byte on load. */
     public boolean verifiable() {
-        return this != JDK_RANDOM;
+        return kind != null;
     }
 
     /** Opens a filler for {@code spec} using {@code threads} threads (0 = all CPUs). */
     Filler open(DataSpec spec, int threads) {
-        return switch (this) {
-            case AUTO -> new StreamFiller(Generator.open(spec, Generator.Kind.AUTO, threads));
-            case NATIVE -> new StreamFiller(Generator.open(spec, Generator.Kind.NATIVE, threads));
-            case JAVA -> new StreamFiller(Generator.open(spec, Generator.Kind.JAVA, threads));
-            case JDK_RANDOM -> new RandomFiller(spec.seed());
-        };
+        return kind != null ? new StreamFiller(Generator.open(spec, kind, threads)) : new RandomFiller(spec.seed());
     }
 
     @Override
     public String toString() {
-        return label.toLowerCase(Locale.ROOT);
+        return label();
     }
 
     /** Fills a chunk with the bytes at a stream offset. */

@@ -10,6 +10,7 @@ import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.TargetBusyException;
 import io.dgen4j.storage.WriteRequest;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.NoSuchFileException;
@@ -39,8 +40,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class StreamingCheckpoint {
     private static final Logger LOG = LoggerFactory.getLogger(StreamingCheckpoint.class);
-    /** Default bytes per chunk: 32 MiB. */
-    public static final long DEFAULT_CHUNK_SIZE = 32L << 20;
+    /** Default bytes per chunk as options and help texts write it: {@value}, {@link #DEFAULT_CHUNK_SIZE} bytes. */
+    public static final String DEFAULT_CHUNK = "32MiB";
+    /** Default bytes per chunk: {@value #DEFAULT_CHUNK}. */
+    public static final long DEFAULT_CHUNK_SIZE = ByteSize.parseBytes(DEFAULT_CHUNK);
     /**
      * Default buffers: one being filled while one is written. A third buffer gained nothing
      * measurable with one writer here and costs a chunk of resident memory (docs/CHECKPOINTS.md).

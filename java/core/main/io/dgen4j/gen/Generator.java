@@ -36,7 +36,26 @@ public sealed interface Generator extends AutoCloseable permits NativeGenerator,
         /** The Rust core; fails with a {@link LinkageError} when it cannot load. */
         NATIVE,
         /** The pure-Java twin. */
-        JAVA
+        JAVA;
+
+        /** The name users type ({@code --generator}, {@code DGEN4J_DATA_GEN}): auto, native or java. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /**
+         * Parses auto, native or java, in any case and with blanks around.
+         *
+         * @throws IllegalArgumentException naming the input and the choices
+         */
+        public static Kind parse(String s) {
+            for (Kind k : values()) {
+                if (s != null && k.name().equalsIgnoreCase(s.strip())) {
+                    return k;
+                }
+            }
+            throw new IllegalArgumentException("'" + s + "' is not a generator (auto, native, java)");
+        }
     }
 
     /** The spec whose stream this generator produces. */

@@ -37,7 +37,7 @@ public interface StorageProvider {
 
     /**
      * Checks, without opening, creating or sending anything, that this backend can take {@code request}
-     * (its size, its chunk size from the metadata, the backend's limits): what {@link #openWriter}
+     * (its size, its typed {@link WriteRequest#chunkSize()}, the backend's limits): what {@link #openWriter}
      * would refuse before its first I/O. A run of many saves calls it for each before the first.
      * The default checks nothing.
      *

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Writes one object (a file, later an S3 object) from native segments, with several writes in
+ * Writes one object (a file, an S3 object) from native segments, with several writes in
  * flight. Nothing is visible under the final name until {@link #commit()} returns.
  */
 public interface StorageWriter extends AutoCloseable {

@@ -1,7 +1,9 @@
 package io.dgen4j.dlio;
 
+import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.ConfigFiles;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.file.Path;
@@ -227,7 +229,7 @@ public final class DlioConfigReader {
                 bool(ck, "rank_sync", "checkpoint.rank_sync", false),
                 bool(ck, "recovery_rank_shift", "checkpoint.recovery_rank_shift", false));
 
-        long chunk = size(st, "chunk_size", "checkpoint.streaming.chunk_size", 32L << 20);
+        long chunk = size(st, "chunk_size", "checkpoint.streaming.chunk_size", StreamingCheckpoint.DEFAULT_CHUNK_SIZE);
         if (chunk <= 0 || chunk % 4096 != 0 || chunk > (1L << 31)) {
             throw new DlioConfigException("checkpoint.streaming.chunk_size",
                     "must be a positive multiple of 4096 bytes up to 2 GiB, got " + chunk);
@@ -421,29 +423,26 @@ public final class DlioConfigReader {
         return out;
     }
 
-    /** A byte count: an integer, or a string such as {@code 32MiB} (KiB, MiB, GiB; K, M, G are the same). */
+    /**
+     * A byte count: a YAML integer, or a string in the one size grammar of {@link ByteSize} ({@code 32MiB};
+     * {@code 32MB} is 32,000,000), read exactly as the options and variables read it.
+     */
     private static long size(Map<String, Object> m, String key, String path, long dflt) {
         Object v = m.get(key);
         if (v == null) {
             return dflt;
         }
-        if (!(v instanceof String s)) {
-            return toLong(v, path);
+        // an integer is its digits (a negative or huge one is refused as the grammar refuses it); a YAML float is
+        // refused: its text is gone (1e3 and 1000.0 arrive alike), and a size is written in bytes or with a unit
+        String text = v instanceof Integer || v instanceof Long || v instanceof BigInteger ? v.toString()
+                : v instanceof String s ? s : null;
+        if (text == null) {
+            throw new DlioConfigException(path, "must be a size such as 33554432, 32MiB or 32MB, got " + describe(v));
         }
-        var matcher = java.util.regex.Pattern.compile("(?i)\\s*(\\d+)\\s*(b|k|kib|m|mib|g|gib)?\\s*").matcher(s);
-        if (!matcher.matches()) {
-            throw new DlioConfigException(path, "must be a byte count such as 33554432 or 32MiB, got '" + s + "'");
-        }
-        int shift = switch (matcher.group(2) == null ? "b" : matcher.group(2).toLowerCase(Locale.ROOT)) {
-            case "k", "kib" -> 10;
-            case "m", "mib" -> 20;
-            case "g", "gib" -> 30;
-            default -> 0;
-        };
         try {
-            return Math.multiplyExact(Long.parseLong(matcher.group(1)), 1L << shift);
-        } catch (ArithmeticException | NumberFormatException e) {
-            throw new DlioConfigException(path, "is too large: '" + s + "'");
+            return ByteSize.parseBytes(text);
+        } catch (IllegalArgumentException e) {
+            throw new DlioConfigException(path, e.getMessage());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.dgen4j.s3;
 
+import io.dgen4j.unit.ByteSize;
 import java.util.Locale;
 
 /**
@@ -161,22 +162,8 @@ public record PartPlan(long objectSize, long partSize, int parts) {
         }
     }
 
-    /** A size in binary units, e.g. {@code 100 GiB}, {@code 10.24 MiB}, {@code 12345 bytes}. */
+    /** A size in binary units, rounded up: {@code 100 GiB}, {@code 10.24 MiB}, {@code 12 B}. */
     static String size(long bytes) {
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
-        if (bytes < 1024) {
-            return bytes + " bytes";
-        }
-        double v = bytes;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        // two decimals, rounded up so that a suggested minimum is never below the real one
-        double up = Math.ceil(v * 100 - 1e-9) / 100;
-        String text = up == Math.rint(up) ? String.format(Locale.ROOT, "%d", (long) up)
-                : String.format(Locale.ROOT, "%.2f", up).replaceAll("0$", "");
-        return text + " " + units[u];
+        return ByteSize.roundedUp(bytes);
     }
 }

@@ -1,6 +1,7 @@
 package io.dgen4j.s3;
 
 import io.dgen4j.storage.Secrets;
+import io.dgen4j.unit.ByteSize;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -99,7 +100,10 @@ public final class S3Settings {
             SESSION_TOKEN = "AWS_SESSION_TOKEN", ENDPOINT_URL_S3 = "AWS_ENDPOINT_URL_S3",
             ENDPOINT_URL = "AWS_ENDPOINT_URL", REGION = "AWS_REGION", DEFAULT_REGION_VAR = "AWS_DEFAULT_REGION",
             CA_BUNDLE = "AWS_CA_BUNDLE", PROFILE = "AWS_PROFILE";
-    /** dgen4j's own variables: the part size (bytes, or with a binary unit: {@code 64MiB}) and the checksum mode. */
+    /**
+     * dgen4j's own variables: the part size (a {@link ByteSize}: {@code 8388608}, {@code 8MiB}; {@code 8MB} is
+     * 8,000,000) and the checksum mode.
+     */
     public static final String PART_SIZE_VAR = "DGEN4J_S3_PART_SIZE", CHECKSUMS_VAR = "DGEN4J_S3_CHECKSUMS";
 
     private final String accessKeyId;
@@ -239,7 +243,12 @@ public final class S3Settings {
         }
         String part = nonBlank(all.get(PART_SIZE_VAR));
         if (part != null) {
-            long bytes = parseSize(part, PART_SIZE_VAR);
+            long bytes;
+            try {
+                bytes = ByteSize.parseBytes(part);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(PART_SIZE_VAR + ": " + e.getMessage(), e);
+            }
             try {
                 b.partSize(bytes);
             } catch (IllegalArgumentException e) {
@@ -292,37 +301,6 @@ public final class S3Settings {
                     what, shown));
         }
         return u;
-    }
-
-    /**
-     * A whole number of bytes: digits with an optional binary unit ({@code 8388608}, {@code 8MiB},
-     * {@code 8M}, {@code 1GiB}; K, M, G and T are all powers of 1024).
-     *
-     * @throws IllegalArgumentException naming {@code what} when it is not one
-     */
-    static long parseSize(String text, String what) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)(\\d{1,19})\\s*(?:([KMGT])(?:i?B)?|B)?")
-                .matcher(text.strip());
-        if (!m.matches()) {
-            throw new IllegalArgumentException(String.format("%s must be a size in bytes such as 8388608, 8MiB or "
-                    + "1GiB, got '%s'", what, text));
-        }
-        int shift = m.group(2) == null ? 0 : switch (m.group(2).toUpperCase(Locale.ROOT)) {
-            case "K" -> 10;
-            case "M" -> 20;
-            case "G" -> 30;
-            case "T" -> 40;
-            default -> 0;
-        };
-        try {
-            long n = Long.parseLong(m.group(1));
-            if (n > Long.MAX_VALUE >> shift) {
-                throw new NumberFormatException();
-            }
-            return n << shift;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(String.format("%s is too large: '%s'", what, text), e);
-        }
     }
 
     private static String nonBlank(String s) {

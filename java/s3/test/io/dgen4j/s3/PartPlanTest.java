@@ -44,7 +44,7 @@ class PartPlanTest {
     void sizesNearLongMaxValueDoNotOverflow() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> PartPlan.of(Long.MAX_VALUE, 32 * MIB));
-        assertEquals("a 8388608 TiB object in 32 MiB parts needs 274877906944 parts; S3 allows 10000 parts of at most "
+        assertEquals("a 8 EiB object in 32 MiB parts needs 274877906944 parts; S3 allows 10000 parts of at most "
                 + "5 GiB, so one object holds at most 48.83 TiB (53687091200000 bytes)", e.getMessage());
         assertEquals(10_000, PartPlan.of(10_000 * PartPlan.MAX_PART_SIZE, PartPlan.MAX_PART_SIZE).parts());
         assertThrows(IllegalArgumentException.class,
@@ -81,8 +81,9 @@ class PartPlanTest {
 
     @Test
     void sizesAreWrittenInBinaryUnits() {
-        assertEquals("12 bytes", PartPlan.size(12));
+        assertEquals("12 B", PartPlan.size(12));
         assertEquals("1.5 KiB", PartPlan.size(1536));
         assertEquals("5 GiB", PartPlan.size(5L << 30));
+        assertEquals("8 EiB", PartPlan.size(Long.MAX_VALUE), "units up to EiB, rounded up");
     }
 }

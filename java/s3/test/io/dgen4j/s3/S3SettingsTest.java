@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -74,8 +75,11 @@ class S3SettingsTest {
                 small.getMessage());
         IllegalArgumentException junk = assertThrows(IllegalArgumentException.class,
                 () -> S3Settings.fromEnvironment(env("DGEN4J_S3_PART_SIZE", "8 apples"), dir));
-        assertEquals("DGEN4J_S3_PART_SIZE must be a size in bytes such as 8388608, 8MiB or 1GiB, got '8 apples'",
+        assertEquals("DGEN4J_S3_PART_SIZE: unknown size unit 'apples' in '8 apples' (use " + ByteSize.UNITS + ")",
                 junk.getMessage());
+        // the one grammar: MB is a power of 1000 here as in --part-size (it was 2^20 before)
+        assertEquals(8_000_000L, S3Settings.fromEnvironment(env("DGEN4J_S3_PART_SIZE", "8MB"), dir)
+                .partSize().orElseThrow());
         IllegalArgumentException mode = assertThrows(IllegalArgumentException.class,
                 () -> S3Settings.fromEnvironment(env("DGEN4J_S3_CHECKSUMS", "when_supported"), dir));
         assertEquals("DGEN4J_S3_CHECKSUMS must be crc32c, when_required or full, got 'when_supported'", mode.getMessage());

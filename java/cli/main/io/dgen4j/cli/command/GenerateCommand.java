@@ -1,9 +1,9 @@
 package io.dgen4j.cli.command;
 
+import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.DataOptions;
-import io.dgen4j.cli.option.GeneratorChoice;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.report.Json;
@@ -56,7 +56,7 @@ public final class GenerateCommand implements Callable<Integer> {
     @Mixin
     DataOptions data;
 
-    @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
             description = "Buffer filled and written per step (default ${DEFAULT-VALUE}).")
     long chunk;
 
@@ -64,7 +64,7 @@ public final class GenerateCommand implements Callable<Integer> {
     String out;
 
     @Option(names = "--generator", description = "auto (default; or DGEN4J_DATA_GEN), native or java.")
-    GeneratorChoice generator;
+    Generator.Kind generator;
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
@@ -86,7 +86,7 @@ public final class GenerateCommand implements Callable<Integer> {
         Limits.threads(data.threads);
         Limits.memory(Math.min(chunk, size), "the --chunk buffer", "use a smaller --chunk");
         DataSpec spec = data.spec().size(size).build();
-        GeneratorChoice choice = generator != null ? generator : GeneratorChoice.fromEnvironment(env);
+        Generator.Kind kind = generator != null ? generator : kindFromEnvironment(env);
         boolean toStdout = "-".equals(out);
         // With data on stdout, the report goes to stderr.
         PrintWriter report = toStdout ? command.commandLine().getErr() : command.commandLine().getOut();
@@ -99,7 +99,7 @@ public final class GenerateCommand implements Callable<Integer> {
         int node = numaNode == null ? -1 : numaNode;
         Path file = toStdout || out == null ? null : outputPath(out);
         boolean complete = false;
-        try (Generator gen = Generator.open(spec, choice.kind, data.threads, numaMode, node);
+        try (Generator gen = Generator.open(spec, kind, data.threads, numaMode, node);
              Arena arena = Arena.ofConfined();
              WritableByteChannel ch = openOutput(toStdout, file);
              Progress progress = progressOptions.bar("generate", size)) {
@@ -247,5 +247,19 @@ public final class GenerateCommand implements Callable<Integer> {
 
     private static double round(double v) {
         return Math.round(v * 1000.0) / 1000.0;
+    }
+
+    /** The generator {@code DGEN4J_DATA_GEN} names, or AUTO. */
+    /** The generator {@code env}'s {@code DGEN4J_DATA_GEN} names, or AUTO. */
+    private static Generator.Kind kindFromEnvironment(Environment env) {
+        String v = env.get("DGEN4J_DATA_GEN");
+        if (v == null || v.isBlank()) {
+            return Generator.Kind.AUTO;
+        }
+        try {
+            return Generator.Kind.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("DGEN4J_DATA_GEN=" + v + " is not one of auto, native, java");
+        }
     }
 }

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "save", mixinStandardHelpOptions = true,
         description = {"Save a streaming checkpoint of generated data with a fixed memory footprint.",
                 "TARGET is a path or file:// (O_DIRECT where the filesystem allows it) or direct:// (O_DIRECT demanded),",
-                "or s3://bucket/key (credentials and endpoint from AWS_* variables or .env; see the README)."})
+                "or s3://bucket/key (credentials and endpoint from AWS_* variables or .env; see docs/S3.md)."})
 public final class SaveCommand implements Callable<Integer> {
     private final Environment env;
 

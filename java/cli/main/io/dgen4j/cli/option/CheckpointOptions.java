@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 
 /** The data and pipeline options of the commands that write checkpoints: save, compare and quickstart. */
 public final class CheckpointOptions {
-    @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
             description = "Bytes per write, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
     public long chunk;
 

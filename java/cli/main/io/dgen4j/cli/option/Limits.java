@@ -8,7 +8,7 @@ import java.util.OptionalLong;
 
 /**
  * Upper bounds of the CLI's counts and of the memory a command may plan to use, checked before
- * anything is allocated or written (README, "Limits"). The library takes larger values; these
+ * anything is allocated or written (docs/CHECKPOINTS.md, "Targets and limits"). The library takes larger values; these
  * are the sane ones for a command line, where a typo ({@code --buffers 100000}) must fail at once
  * with one line rather than after minutes of swapping.
  */

@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
  * block size) comes from the checkpoint's manifest, so none of the data options is offered.
  */
 public final class LoadOptions {
-    @Option(names = "--chunk", defaultValue = "32MiB", converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
             description = "Bytes per read, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
     long chunk;
 

@@ -116,9 +116,9 @@ public final class S3TransferOptions {
         return best;
     }
 
-    /** A size as an option takes it: {@code 8MiB}, {@code 10.24MiB}, {@code 1000000B}. */
+    /** A size as an option takes it: {@code 8MiB}, {@code 10.25MiB}, {@code 1000000B}. */
     private static String size(long bytes) {
-        return ByteSize.format(bytes).replace(".00 ", "").replace(" ", "");
+        return io.dgen4j.unit.ByteSize.ofBytes(bytes).toString();
     }
 
     /** {@code --checksums}' values, as {@value S3Settings#CHECKSUMS_VAR} takes them. */

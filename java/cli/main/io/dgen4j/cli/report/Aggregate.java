@@ -105,14 +105,7 @@ public record Aggregate(long[] bytes, double[] seconds, boolean[] ok) {
 
     /** Bytes in the largest binary unit they fill, two decimals: {@code 5.59 GiB}, {@code 8.00 MiB}. */
     public static String human(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-        int u = 0;
-        double v = bytes;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return u == 0 ? bytes + " B" : String.format(Locale.ROOT, "%.2f %s", v, units[u]);
+        return io.dgen4j.unit.ByteSize.approx(bytes);
     }
 
     public static double rate(long bytes, double seconds) {

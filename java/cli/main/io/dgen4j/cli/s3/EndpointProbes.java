@@ -5,6 +5,7 @@ import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Timeouts;
 import io.dgen4j.s3.S3Transport;
 import io.dgen4j.s3.S3TransportFactory;
 import io.dgen4j.storage.EndpointStatistics;
@@ -139,6 +140,10 @@ public final class EndpointProbes {
     public static List<Probe> run(S3TransportFactory factory, S3Settings settings, S3Location where, int probes,
             Duration timeout, Duration deadline, int parallel) throws InterruptedException {
         long end = System.nanoTime() + deadline.toNanos();
+        // A probe waits --timeout for its answer: the client's own read timers (first byte, idle) get
+        // the same bound, or their defaults would fail a slow endpoint as down before --timeout.
+        S3Timeouts t = settings.timeouts();
+        settings = settings.toBuilder().timeouts(new S3Timeouts(t.connect(), timeout, timeout, t.retry())).build();
         List<S3Settings> each = settings.perEndpoint();
         S3TransportFactory.Group group;
         try {
