@@ -11,7 +11,7 @@ import java.util.Properties;
  * filtering fills with the pom's version: the same in the library jar, the shaded CLI jar and
  * {@code target/classes} (tests run in-process), unlike a jar manifest's Implementation-Version.
  */
-final class BuildVersion {
+public final class BuildVersion {
     static final String RESOURCE = "version.properties";
 
     private BuildVersion() {}
@@ -22,7 +22,7 @@ final class BuildVersion {
     }
 
     /** The version, or empty when the resource is missing or was not filtered. */
-    static Optional<String> version() {
+    public static Optional<String> version() {
         try (InputStream in = BuildVersion.class.getResourceAsStream(RESOURCE)) {
             return in == null ? Optional.empty() : parse(in);
         } catch (IOException e) {

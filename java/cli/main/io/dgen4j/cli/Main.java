@@ -108,41 +108,40 @@ public final class Main implements Callable<Integer> {
         return run(args, out, err, System.getenv());
     }
 
-    /** The environment the commands read (S3 settings, DGEN4J_S3_BACKEND): the process's unless a run sets one. */
-    private static final ThreadLocal<java.util.Map<String, String>> ENVIRONMENT = new ThreadLocal<>();
-
-    /** The environment of the command running on this thread. */
-    public static java.util.Map<String, String> environment() {
-        java.util.Map<String, String> env = ENVIRONMENT.get();
-        return env != null ? env : System.getenv();
+    /**
+     * {@link #run(String[], PrintWriter, PrintWriter)} with {@code env} in place of the process's
+     * environment for what the commands read from it (S3 settings, the S3 backend, the generator): for
+     * tests and embedding.
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err, java.util.Map<String, String> env) {
+        return execute(args, out, err, new Environment(env, env.equals(System.getenv())));
     }
 
     /**
-     * {@link #run(String[], PrintWriter, PrintWriter)} with {@code env} in place of the process's
-     * environment for what the commands read from it (S3 settings, the S3 backend): for tests and
-     * embedding.
+     * The command line with its commands made for {@code env} (they read their variables from it), for
+     * tools that read the commands' options (tests, documentation); {@link #run} runs it.
      */
-    public static int run(String[] args, PrintWriter out, PrintWriter err, java.util.Map<String, String> env) {
-        ENVIRONMENT.set(java.util.Map.copyOf(env));
-        try {
-            return execute(args, out, err);
-        } finally {
-            ENVIRONMENT.remove();
-        }
+    static CommandLine commandLine(java.util.Map<String, String> env) {
+        return commandLine(new Environment(env, env.equals(System.getenv())));
     }
 
-    private static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    private static CommandLine commandLine(Environment env) {
+        CommandLine cl = new CommandLine(new Main(), new Factory(env));
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        // No @argument-files: a target may start with '@', and picocli reports an unreadable
+        // argument file with a stack trace.
+        cl.setExpandAtFiles(false);
+        return cl;
+    }
+
+    private static int execute(String[] args, PrintWriter out, PrintWriter err, Environment env) {
         int code;
         try {
             // the CLI's own variable is checked before any command runs, not when a failed save needs it
-            abortWaitSeconds(environment().get(ABORT_WAIT_VAR));
-            CommandLine cl = new CommandLine(new Main());
+            abortWaitSeconds(env.get(ABORT_WAIT_VAR));
+            CommandLine cl = commandLine(env);
             cl.setOut(out);
             cl.setErr(err);
-            cl.setCaseInsensitiveEnumValuesAllowed(true);
-            // No @argument-files: a target may start with '@', and picocli reports an unreadable
-            // argument file with a stack trace.
-            cl.setExpandAtFiles(false);
             cl.setParameterExceptionHandler((ex, a) -> {
                 err.println("dgen4j: " + Errors.parameterMessage(ex));
                 return ExitCodes.USAGE;
@@ -247,6 +246,22 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(spec.commandLine(), "missing a command");
+    }
+
+    /**
+     * Makes the commands (and what picocli makes for them): a class with a public constructor that takes an
+     * {@link Environment} gets the command line's, every other class picocli's default.
+     */
+    private record Factory(Environment env) implements CommandLine.IFactory {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            for (java.lang.reflect.Constructor<?> c : cls.getConstructors()) {
+                if (c.getParameterCount() == 1 && c.getParameterTypes()[0] == Environment.class) {
+                    return cls.cast(c.newInstance(env));
+                }
+            }
+            return CommandLine.defaultFactory().create(cls);
+        }
     }
 
     /** The project version the build filtered into the jar ({@link BuildVersion}). */

@@ -37,7 +37,7 @@ final class CliDoc {
      */
     static List<List<String>> commands() {
         List<List<String>> all = new ArrayList<>();
-        walk(new CommandLine(new Main()), List.of(), all);
+        walk(Main.commandLine(System.getenv()), List.of(), all);
         return all;
     }
 

@@ -90,6 +90,7 @@ class InterruptCliTest {
         String err = interrupt(p, "TERM", FaultProxy.Match.rangedGet(), 3);
         assertEquals(143, p.exitValue(), err);
         assertTrue(err.contains("load of " + target + " interrupted"), err);
+        assertFalse(err.contains("failed: load of"), err); // said once, not wrapped in itself
     }
 
     @Test

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
@@ -142,7 +141,7 @@ class MisuseTest {
 
     @Test
     void everyOptionOfEveryCommandWithMalformedValues() throws IOException {
-        CommandSpec root = new CommandLine(new Main()).getCommandSpec();
+        CommandSpec root = Main.commandLine(System.getenv()).getCommandSpec();
         Map<String, List<String>> bases = base();
         for (Map.Entry<String, List<String>> e : bases.entrySet()) {
             String command = e.getKey();

@@ -41,7 +41,7 @@ class SizesAgreeTest {
     @MethodSource("rows")
     void theCliOptionsReadTheTable(SizeTable.Row row) {
         for (String option : List.of("--part-size", "--size", "--chunk")) {
-            CommandLine cl = new CommandLine(new Main());
+            CommandLine cl = Main.commandLine(System.getenv());
             String[] args = option.equals("--size") ? new String[] {"save", "s3://b/k", option + "=" + row.input()}
                     : new String[] {"save", "s3://b/k", "--size", "1MiB", option + "=" + row.input()};
             if (row.valid()) {
@@ -127,7 +127,7 @@ class SizesAgreeTest {
     @Test
     void eightMegabytesAreEightMillionBytesInTheOptionAndTheVariable() {
         // they were 8,000,000 and 8,388,608 before there was one grammar
-        CommandLine.ParseResult pr = new CommandLine(new Main()).parseArgs("save", "s3://b/k", "--size", "1MiB",
+        CommandLine.ParseResult pr = Main.commandLine(System.getenv()).parseArgs("save", "s3://b/k", "--size", "1MiB",
                 "--part-size", "8MB");
         assertEquals(8_000_000L, (Long) pr.subcommand().matchedOptionValue("--part-size", null));
         assertEquals(8_000_000L, S3Settings.fromEnvironment(Map.of("HOME", dir.toString(), S3Settings.PART_SIZE_VAR,

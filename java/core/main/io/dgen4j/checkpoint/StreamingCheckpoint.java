@@ -261,7 +261,10 @@ public final class StreamingCheckpoint {
         } catch (CheckpointException e) {
             throw e;
         } catch (IOException e) {
-            throw new CheckpointException("load of " + target + " failed: " + e.getMessage(), -1, e);
+            // the pipeline's own lines (an interrupt) already name the load
+            String m = e.getMessage();
+            throw new CheckpointException(m != null && m.startsWith("load of " + target + " ") ? m
+                    : "load of " + target + " failed: " + m, -1, e);
         }
     }
 

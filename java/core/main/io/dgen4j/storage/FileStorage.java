@@ -582,8 +582,17 @@ final class FileStorage {
                         false, Optional.empty()), CommitStep.FINAL_WRITE, CommitStep.FINAL_FSYNC,
                         CommitStep.FINAL_RENAME, CommitStep.FINAL_DIR_FSYNC);
             } catch (IOException | RuntimeException e) {
-                LOG.warn("{} is complete, but its manifest still lists the previous checkpoint too: {}",
-                        target, e.toString());
+                // Harmless (readers pick the entry by inode), and expected when an interrupt (Ctrl-C of
+                // a dlio run) closes the channel: said at debug level then, not on the console.
+                boolean interrupted = e instanceof java.nio.channels.ClosedByInterruptException
+                        || e instanceof java.io.InterruptedIOException || Thread.currentThread().isInterrupted();
+                if (interrupted) {
+                    LOG.debug("{} is complete, but its manifest still lists the previous checkpoint too (interrupted)",
+                            target);
+                } else {
+                    LOG.warn("{} is complete, but its manifest still lists the previous checkpoint too: {}",
+                            target, e.toString());
+                }
             }
         }
 

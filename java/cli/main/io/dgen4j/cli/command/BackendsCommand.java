@@ -1,7 +1,7 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.ExitCodes;
-import io.dgen4j.cli.Main;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
@@ -9,6 +9,7 @@ import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.report.BackendsPlot;
 import io.dgen4j.cli.report.Json;
+import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
@@ -36,6 +37,13 @@ import picocli.CommandLine.Spec;
                 "per byte, peak RSS, ratio to the best. The endpoint is the configured one (AWS_ENDPOINT_URL etc., or",
                 ".env), else a local s3proxy started for the run. Objects are deleted afterwards unless --keep."})
 public final class BackendsCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** A comparison of the S3 backends on the endpoint and settings of {@code env} and the options. */
+    public BackendsCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
@@ -78,7 +86,7 @@ public final class BackendsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         options.check();
-        CompareCommand.checkPlot(plot);
+        PlotFile.check(plot);
         List<StorageProvider> providers = S3Backends.providers(backends);
         if (providers.isEmpty()) {
             throw new IllegalArgumentException("no S3 backend is installed");
@@ -88,9 +96,9 @@ public final class BackendsCommand implements Callable<Integer> {
         String endpointText;
         boolean local;
         String prefix;
-        S3Settings configured = endpoints.settings(Main.environment(), Path.of(""));
-        try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", configured, err)) {
-            runs = S3Backends.run(endpoint, providers, size, options, options.chunk, progress.wanted(), keep,
+        S3Settings configured = endpoints.settings(env.variables(), Path.of(""));
+        try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", configured, env, err)) {
+            runs = S3Backends.run(endpoint, providers, size, options, env, options.chunk, progress.wanted(), keep,
                     !noWarmup, err);
             endpointText = endpoint.endpoint();
             local = endpoint.isLocal();
@@ -127,14 +135,14 @@ public final class BackendsCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "dgen4j backends: %s per backend to %s (%s), %s<backend>.bin, chunk %s, %d writers%n",
                     ByteSize.format(size), endpointText, local ? "local s3proxy" : "configured endpoint", prefix,
                     ByteSize.format(options.chunk), options.writers);
-            table(out, runs, best, bestCpu);
+            Reports.backends(out, runs, best, bestCpu);
             if (plot != null && plotError == null) {
                 out.println("plot: " + plot);
             }
             out.println(keep ? "objects kept under " + prefix : "objects deleted");
         }
         out.flush();
-        CompareCommand.reportPlotError(err, plotError);
+        PlotFile.reportError(err, plotError);
         for (S3Backends.Run r : runs) {
             if (r.error() != null) {
                 err.println("dgen4j: backend " + r.backend() + ": " + r.error());
@@ -143,29 +151,5 @@ public final class BackendsCommand implements Callable<Integer> {
         err.flush();
         return runs.stream().filter(r -> r.error() != null).map(S3Backends.Run::exitCode).findFirst()
                 .orElse(ExitCodes.OK);
-    }
-
-    /** The table for people: one row per backend. */
-    static void table(PrintWriter out, List<S3Backends.Run> runs, double best, double bestCpu) {
-        out.printf(Locale.ROOT, "%-7s %8s %8s %10s %7s %9s %9s %9s %8s%n", "backend", "save s", "MB/s", "CPU s/GiB",
-                "copies", "peak RSS", "load MB/s", "verified", "vs best");
-        for (S3Backends.Run r : runs) {
-            String copies = r.copiesPerByte() == null ? "?" : r.copiesPerByte().toString();
-            if (r.unavailable() != null) {
-                out.printf(Locale.ROOT, "%-7s unavailable: %s%n", r.backend(), r.unavailable());
-            } else if (!r.ok()) {
-                out.printf(Locale.ROOT, "%-7s failed: %s%n", r.backend(), r.error());
-            } else {
-                out.printf(Locale.ROOT, "%-7s %8.2f %8.1f %10.2f %7s %9s %9.1f %9s %8.2f%n", r.backend(),
-                        r.save().totalSeconds(), r.saveMBps(), r.cpuSecondsPerGiB(), copies,
-                        Reports.mib(r.save().peakRssBytes()), r.loadMBps(), r.load().verified() ? "yes" : "no",
-                        r.saveMBps() / best);
-            }
-        }
-        out.println("MB/s: 10^6 bytes/s of the save; CPU s/GiB: this process's CPU time during the save (generation "
-                + "included, the same for every backend)" + (Double.isFinite(bestCpu) ? "" : ", not available here"));
-        out.println("copies: per byte sent, as the backend's client works; peak RSS: the whole process during the "
-                + "save, with what earlier backends left resident (--backends NAME alone for one's own); vs best: "
-                + "MB/s over the fastest's");
     }
 }

@@ -1,6 +1,9 @@
 package io.dgen4j.cli.command;
 
+import io.dgen4j.cli.Environment;
+import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
+import io.dgen4j.cli.report.DlioPlanReport;
 import io.dgen4j.cli.report.Json;
 import io.dgen4j.dlio.CheckpointPlan;
 import io.dgen4j.dlio.DlioConfig;
@@ -19,11 +22,18 @@ import picocli.CommandLine.Spec;
 @Command(name = "plan", mixinStandardHelpOptions = true,
         description = "Print each rank's checkpoint files and sizes, and the total (bytes and GiB), as DLIO computes them.")
 public final class DlioPlanCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** A plan whose ranks and storage settings come from {@code env} and the options. */
+    public DlioPlanCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
     @Mixin
-    DlioCommand.ConfigOptions config;
+    DlioConfigOptions config;
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
@@ -38,16 +48,16 @@ public final class DlioPlanCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         DlioConfig c = config.read(command.commandLine().getErr());
-        CheckpointPlan plan = CheckpointPlan.of(c, config.ranks(config.launch()));
+        CheckpointPlan plan = CheckpointPlan.of(c, config.ranks(config.launch(env)));
         // what `dlio run` checks before its first byte, with the same storage settings: a plan that prints is a
         // plan that runs
         DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(
-                backend.resolve(StorageTarget.parse(DlioRun.folderTarget(c)))));
+                backend.resolve(StorageTarget.parse(DlioRun.folderTarget(c)), env)));
         if (json) {
             Json.write(plan.toMap(), out); // streamed: a plan of many ranks is not held as one string
             out.println();
         } else {
-            DlioCommand.print(out, plan, config.config, brief);
+            DlioPlanReport.print(out, plan, config.config, brief);
         }
         out.flush();
         return 0;

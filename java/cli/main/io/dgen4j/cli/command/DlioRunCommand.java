@@ -1,8 +1,8 @@
 package io.dgen4j.cli.command;
 
-import io.dgen4j.cli.Main;
-import io.dgen4j.cli.Ranks;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.StorageBackendOptions;
 import io.dgen4j.cli.report.Json;
@@ -35,11 +35,18 @@ import picocli.CommandLine.Spec;
                 "the N ranks' files in this process (--parallel at a time). Writes summary.json,",
                 "{rank}_output.json and {rank}_per_epoch_stats.json to --output, as DLIO does."})
 public final class DlioRunCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** A DLIO run whose ranks and storage settings come from {@code env} and the options. */
+    public DlioRunCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
     @Mixin
-    DlioCommand.ConfigOptions config;
+    DlioConfigOptions config;
 
     @Option(names = "--verify", description = "Compare every byte read with the regenerated stream.")
     boolean verify;
@@ -70,12 +77,12 @@ public final class DlioRunCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--threads must be >= 0, got " + threads);
         }
         DlioConfig c = config.read(command.commandLine().getErr());
-        LaunchInfo launch = config.launch();
+        LaunchInfo launch = config.launch(env);
         int ranks = config.ranks(launch);
         CheckpointPlan plan = CheckpointPlan.of(c, ranks);
         StorageTarget folder = StorageTarget.parse(DlioRun.folderTarget(c));
-        // resolved here, on the command's thread (Main.environment() is this thread's), used on the ranks' threads
-        UnaryOperator<StreamingCheckpoint.Builder> storage = backend.resolve(folder);
+        // resolved once, here, and used on the ranks' threads
+        UnaryOperator<StreamingCheckpoint.Builder> storage = backend.resolve(folder, env);
         // Everything that can be checked before the first byte is: the outputs' folder, every setting (read
         // above), the backend's limits for every file size, the memory of the ranks saving at once.
         Path dir = output != null ? output : Path.of(c.outputFolder().orElse("output"));
@@ -93,7 +100,7 @@ public final class DlioRunCommand implements Callable<Integer> {
         // its output folder: each rank's own files may go to its own
         String workload = String.join("\n", c.framework(), c.model().toString(), c.workflow().toString(),
                 c.checkpoint().toString(), c.streaming().toString(), c.storage().toString());
-        try (Ranks launched = Ranks.open(command, Map.of("workload", workload))) {
+        try (Ranks launched = Ranks.open(command, env, Map.of("workload", workload))) {
             RankGroup group = launch.launched() ? RankGroup.of(launched.cluster()) : RankGroup.inProcess(ranks);
             DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
                     .withThreads(launched.threads(threads))

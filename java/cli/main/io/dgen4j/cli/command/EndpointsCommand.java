@@ -1,7 +1,7 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.ExitCodes;
-import io.dgen4j.cli.Main;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.StorageBackendOptions;
@@ -42,6 +42,13 @@ import picocli.CommandLine.Spec;
                 "  2    bad arguments (an offending endpoint entry, no bucket, no backend to probe with)",
                 "  3    at least one endpoint is down, or did not answer within the deadline"})
 public final class EndpointsCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** Probes of the endpoints, bucket and backend that {@code env} and the options name. */
+    public EndpointsCommand(Environment env) {
+        this.env = env;
+    }
+
     /** The key named in messages about the bucket's probe when the target names none. */
     static final String PROBE_KEY = "dgen4j-endpoints-probe";
     /** Endpoints probed at once by default: a threads' worth that keeps a set of thousands within a minute. */
@@ -88,9 +95,8 @@ public final class EndpointsCommand implements Callable<Integer> {
         Limits.count("--timeout", timeoutSeconds, 1, 3600);
         Limits.count("--deadline", deadlineSeconds, 1, 86400);
         Limits.count("--parallel", parallel, 1, EndpointSet.MAX_ENDPOINTS);
-        Map<String, String> env = Main.environment();
-        S3Location where = location(env);
-        S3Settings settings = endpoints.settings(env, Path.of(""));
+        S3Location where = location();
+        S3Settings settings = endpoints.settings(env.variables(), Path.of(""));
         String name = backend;
         if (name == null || name.isBlank()) {
             name = env.get(StorageBackendOptions.BACKEND_VAR);
@@ -143,7 +149,7 @@ public final class EndpointsCommand implements Callable<Integer> {
     }
 
     /** The bucket (and key, for messages) to probe: the target's, else {@value S3Endpoint#BUCKET_VAR}'s. */
-    private S3Location location(Map<String, String> env) {
+    private S3Location location() {
         String[] at;
         if (target != null) {
             at = S3Endpoint.split(target);

@@ -1,6 +1,7 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.DataOptions;
 import io.dgen4j.cli.option.Limits;
@@ -38,6 +39,13 @@ import picocli.CommandLine.Spec;
                 "Writes to --out FILE, to stdout with --out -, or only fills memory without --out.",
                 "Prints the generation rate and the seed (give --seed to reproduce a run)."})
 public final class GenerateCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** A generation whose generator, without {@code --generator}, is {@code env}'s {@code DGEN4J_DATA_GEN}. */
+    public GenerateCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
@@ -78,7 +86,7 @@ public final class GenerateCommand implements Callable<Integer> {
         Limits.threads(data.threads);
         Limits.memory(Math.min(chunk, size), "the --chunk buffer", "use a smaller --chunk");
         DataSpec spec = data.spec().size(size).build();
-        Generator.Kind kind = generator != null ? generator : kindFromEnvironment();
+        Generator.Kind kind = generator != null ? generator : kindFromEnvironment(env);
         boolean toStdout = "-".equals(out);
         // With data on stdout, the report goes to stderr.
         PrintWriter report = toStdout ? command.commandLine().getErr() : command.commandLine().getOut();
@@ -242,8 +250,9 @@ public final class GenerateCommand implements Callable<Integer> {
     }
 
     /** The generator {@code DGEN4J_DATA_GEN} names, or AUTO. */
-    private static Generator.Kind kindFromEnvironment() {
-        String v = System.getenv("DGEN4J_DATA_GEN");
+    /** The generator {@code env}'s {@code DGEN4J_DATA_GEN} names, or AUTO. */
+    private static Generator.Kind kindFromEnvironment(Environment env) {
+        String v = env.get("DGEN4J_DATA_GEN");
         if (v == null || v.isBlank()) {
             return Generator.Kind.AUTO;
         }

@@ -1,12 +1,12 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.LoadResult;
-import io.dgen4j.cli.Ranks;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.LoadOptions;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
-import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -22,6 +22,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "load", mixinStandardHelpOptions = true,
         description = "Load a checkpoint with parallel positional reads; --verify compares every byte with the regenerated stream.")
 public final class LoadCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** A load that reads {@code env}'s variables (S3 settings, the backend, a launcher's ranks). */
+    public LoadCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
@@ -48,49 +55,25 @@ public final class LoadCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         options.check(verify);
         backend.checkLoad();
-        io.dgen4j.storage.StorageTarget.parse(target); // a malformed target is a usage error before anything starts
+        StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         // Under mpirun/srun each rank loads its own shard (named as save names it); rank 0 reports for all.
-        try (Ranks ranks = Ranks.open(command)) {
-            io.dgen4j.storage.StorageTarget where = io.dgen4j.storage.StorageTarget.parse(ranks.target(target));
+        try (Ranks ranks = Ranks.open(command, env)) {
+            StorageTarget where = StorageTarget.parse(ranks.target(target));
             options.threads = ranks.threads(options.threads);
             long size = sizeOf(where);
-            LoadResult r = null;
-            Exception failure = null;
-            double seconds = 0;
-            try (Progress bar = progress.bar(verify ? "load+verify" : "load", size)) {
-                io.dgen4j.checkpoint.StreamingCheckpoint ckpt = null;
-                try {
-                    ckpt = backend.apply(options.builder(bar::update), where).build();
-                } catch (RuntimeException e) {
-                    failure = e; // still meet the other ranks below, so that none waits forever
-                }
-                ranks.startTogether();
-                long start = System.nanoTime();
-                if (failure == null) {
-                    try {
-                        r = ckpt.load(where, verify);
-                    } catch (IOException | RuntimeException e) {
-                        failure = e;
-                    }
-                }
-                seconds = (System.nanoTime() - start) / 1e9;
-            }
-            Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds, null, options.threads, r != null,
-                    r == null ? java.util.List.of() : r.endpoints());
-            if (failure instanceof IOException e) {
-                throw e;
-            } else if (failure instanceof RuntimeException e) {
-                throw e;
-            }
-            LoadResult done = r;
-            ranks.report(out, json, verify ? "loaded and verified" : "loaded", done.toMap(), () -> Reports.load(out, done),
-                    target, all);
+            Ranks.Done<LoadResult> done = ranks.together(() -> progress.bar(verify ? "load+verify" : "load", size),
+                    bar -> backend.apply(options.builder(bar::update), where, env).build(),
+                    ckpt -> ckpt.load(where, verify),
+                    options.threads, false, r -> new Ranks.Figures(r.totalBytes(), null, r.endpoints()));
+            LoadResult r = done.result();
+            ranks.report(out, json, verify ? "loaded and verified" : "loaded", r.toMap(), () -> Reports.load(out, r),
+                    target, done.all());
         }
         out.flush();
         return 0;
     }
 
-    private static long sizeOf(io.dgen4j.storage.StorageTarget where) {
+    private static long sizeOf(StorageTarget where) {
         if (!where.isFile()) {
             return 0; // an object's size comes with its HEAD, inside the load
         }

@@ -4,13 +4,14 @@ import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.ExitCodes;
-import io.dgen4j.cli.Main;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.report.Json;
+import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
@@ -40,6 +41,13 @@ import picocli.CommandLine.Spec;
                 "storage: a save and a verified load through every installed S3 backend, against the configured",
                 "endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts; then a summary."})
 public final class QuickstartCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** A quickstart whose defaults (directory, size, S3 endpoint, generator) come from {@code env}. */
+    public QuickstartCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
@@ -82,27 +90,27 @@ public final class QuickstartCommand implements Callable<Integer> {
             if (noS3) {
                 throw new IllegalArgumentException(endpoints.givenNames() + " applies to part 2, which --no-s3 skips");
             }
-            endpoints.settings(Main.environment(), Path.of("")); // a bad entry is a usage error before part 1
+            endpoints.settings(env.variables(), Path.of("")); // a bad entry is a usage error before part 1
         }
-        Path parent = CompareCommand.resolveDir(dir);
+        Path parent = Comparison.dir(dir, env);
         // Steps 1 to 3 are checked before step 1 writes anything (step 3 holds --size in memory).
-        CompareCommand.preflight(parent, bytes, options);
-        CompareCommand.checkPlot(plot);
+        Comparison.preflight(parent, bytes, options);
+        PlotFile.check(plot);
         Path work = Files.createTempDirectory(parent, "dgen4j-quickstart-");
         Path file = work.resolve("checkpoint.bin");
         try {
             boolean bars = progress.wanted();
             SaveResult saved;
             try (Progress bar = new Progress(System.err, "1/3 save       ", bytes, bars)) {
-                saved = options.build(bar::update).save(StorageTarget.parse(file.toString()), bytes);
+                saved = options.build(bar::update, env).save(StorageTarget.parse(file.toString()), bytes);
             }
             LoadResult loaded;
             try (Progress bar = new Progress(System.err, "2/3 load+verify", bytes, bars)) {
-                loaded = options.build(bar::update).load(StorageTarget.parse(file.toString()), true);
+                loaded = options.build(bar::update, env).load(StorageTarget.parse(file.toString()), true);
             }
-            CompareCommand.deleteCheckpoint(file);
-            CompareCommand.Outcome cmp = CompareCommand.run(command.commandLine().getErr(), work, bytes, options, bars, false);
-            String plotError = plot == null ? null : CompareCommand.drawPlot(plot, cmp);
+            Comparison.deleteCheckpoint(file);
+            Comparison.Outcome cmp = Comparison.run(work, bytes, options, env, bars, false);
+            String plotError = plot == null ? null : Comparison.drawPlot(plot, cmp);
             S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
             PrintWriter out = command.commandLine().getOut();
             if (json) {
@@ -123,7 +131,7 @@ public final class QuickstartCommand implements Callable<Integer> {
                 summary(out, work, saved, loaded, cmp, plotError == null, s3);
             }
             out.flush();
-            CompareCommand.reportPlotError(command.commandLine().getErr(), plotError);
+            PlotFile.reportError(command.commandLine().getErr(), plotError);
             if (s3 != null) {
                 for (S3Backends.Run r : s3.runs()) {
                     if (r.error() != null) {
@@ -137,7 +145,7 @@ public final class QuickstartCommand implements Callable<Integer> {
             }
             return 0;
         } finally {
-            CompareCommand.deleteCheckpoint(file);
+            Comparison.deleteCheckpoint(file);
             Files.deleteIfExists(work);
         }
     }
@@ -178,10 +186,10 @@ public final class QuickstartCommand implements Callable<Integer> {
             return skipped(err, "no S3 backend is installed");
         }
         try (S3Endpoint endpoint = S3Endpoint.open(s3Target, "dgen4j-quickstart",
-                endpoints.settings(Main.environment(), Path.of("")), err)) {
+                endpoints.settings(env.variables(), Path.of("")), env, err)) {
             // S3 parts are 5 MiB at least and the chunks must fill whole parts: a smaller --chunk grows here
             long chunk = Math.max(options.chunk, PartPlan.MIN_PART_SIZE);
-            List<S3Backends.Run> runs = S3Backends.run(endpoint, providers, bytes, options, chunk, bars, false, true,
+            List<S3Backends.Run> runs = S3Backends.run(endpoint, providers, bytes, options, env, chunk, bars, false, true,
                     err);
             return new S3Part(endpoint.endpoint(), endpoint.isLocal(), endpoint.prefix(), bytes, chunk, runs, null);
         } catch (S3Endpoint.NoS3ProxyJar | S3Endpoint.NoBucket e) {
@@ -195,7 +203,7 @@ public final class QuickstartCommand implements Callable<Integer> {
         return new S3Part(null, false, null, 0, 0, List.of(), why);
     }
 
-    private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, CompareCommand.Outcome c,
+    private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, Comparison.Outcome c,
             boolean plotDrawn, S3Part s3) {
         SystemInfo info = SystemInfo.current();
         out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
@@ -221,7 +229,7 @@ public final class QuickstartCommand implements Callable<Integer> {
                         + "chunk %s%n", ByteSize.format(s3.size()), s3.endpoint(), s3.local()
                                 ? "a local s3proxy started for this run" : "the configured endpoint", s3.prefix(),
                         ByteSize.format(s3.chunk()));
-                BackendsCommand.table(out, s3.runs(), S3Backends.bestMBps(s3.runs()), S3Backends.bestCpu(s3.runs()));
+                Reports.backends(out, s3.runs(), S3Backends.bestMBps(s3.runs()), S3Backends.bestCpu(s3.runs()));
             }
         }
         out.println();
@@ -229,8 +237,8 @@ public final class QuickstartCommand implements Callable<Integer> {
         out.println("      ./dgen4j backends s3://bucket/prefix --size 1GiB   (every S3 backend side by side)");
     }
 
-    private static long defaultSize() {
-        String gb = System.getenv("TEST_SIZE_GB");
+    private long defaultSize() {
+        String gb = env.get("TEST_SIZE_GB");
         if (gb != null && !gb.isBlank()) {
             try {
                 return ByteSize.parse(gb.trim() + "GiB");

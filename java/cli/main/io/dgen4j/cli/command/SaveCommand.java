@@ -2,13 +2,12 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
-import io.dgen4j.cli.Ranks;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
-import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
@@ -27,6 +26,13 @@ import picocli.CommandLine.Spec;
                 "TARGET is a path or file:// (O_DIRECT where the filesystem allows it) or direct:// (O_DIRECT demanded),",
                 "or s3://bucket/key (credentials and endpoint from AWS_* variables or .env; see docs/S3.md)."})
 public final class SaveCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** A save that reads {@code env}'s variables (S3 settings, the backend, the generator, a launcher's ranks). */
+    public SaveCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
@@ -65,42 +71,21 @@ public final class SaveCommand implements Callable<Integer> {
                     "use a smaller --size, or the streaming save (without --old-method)");
         }
         // Under mpirun/srun each rank saves its own shard with its own seed; rank 0 reports for all (Ranks).
-        try (Ranks ranks = Ranks.open(command)) {
+        try (Ranks ranks = Ranks.open(command, env)) {
             StorageTarget where = StorageTarget.parse(ranks.target(target));
             options.data.seed = ranks.rankSeed(ranks.baseSeed(options.data.seed), sameSeed);
             options.data.threads = ranks.threads(options.data.threads);
-            SaveResult r = null;
-            Exception failure = null;
-            double seconds = 0;
-            try (Progress bar = progress.bar(oldMethod ? "save (old)" : "save", size)) {
-                StreamingCheckpoint ckpt = null;
-                try {
-                    ckpt = backend.apply(options.builder(bar::update), where).build();
-                    backend.checkSave(where, size, ckpt.chunkSize()); // S3 parts: before any data
-                } catch (RuntimeException e) {
-                    failure = e; // still meet the other ranks below, so that none waits forever
-                }
-                ranks.startTogether();
-                long start = System.nanoTime();
-                if (failure == null) {
-                    try {
-                        r = oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size);
-                    } catch (IOException | RuntimeException e) {
-                        failure = e;
-                    }
-                }
-                seconds = (System.nanoTime() - start) / 1e9;
-            }
-            Ranks.Gathered all = ranks.gather(r == null ? 0 : r.totalBytes(), seconds,
-                    r == null ? 0L : Long.parseUnsignedLong(r.seed()), options.data.threads, r != null,
-                    r == null ? java.util.List.of() : r.endpoints());
-            if (failure instanceof IOException e) {
-                throw e;
-            } else if (failure instanceof RuntimeException e) {
-                throw e;
-            }
-            SaveResult done = r;
-            ranks.report(out, json, "saved", done.toMap(), () -> Reports.save(out, done), target, all);
+            Ranks.Done<SaveResult> done = ranks.together(() -> progress.bar(oldMethod ? "save (old)" : "save", size),
+                    bar -> {
+                        StreamingCheckpoint ckpt = backend.apply(options.builder(bar::update, env), where, env).build();
+                        backend.checkSave(where, size, ckpt.chunkSize(), env); // S3 parts: before any data
+                        return ckpt;
+                    },
+                    ckpt -> oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size),
+                    options.data.threads, true,
+                    r -> new Ranks.Figures(r.totalBytes(), Long.parseUnsignedLong(r.seed()), r.endpoints()));
+            SaveResult r = done.result();
+            ranks.report(out, json, "saved", r.toMap(), () -> Reports.save(out, r), target, done.all());
         }
         out.flush();
         return 0;

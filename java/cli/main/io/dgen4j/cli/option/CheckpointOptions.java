@@ -2,6 +2,7 @@ package io.dgen4j.cli.option;
 
 import io.dgen4j.checkpoint.DataSource;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.FileOptions;
 import java.util.Locale;
@@ -40,8 +41,8 @@ public final class CheckpointOptions {
     @Option(names = "--no-preallocate", description = "Do not reserve the file's space with fallocate first.")
     boolean noPreallocate;
 
-    DataSource source() {
-        String g = generator != null ? generator : System.getenv("DGEN4J_DATA_GEN");
+    DataSource source(Environment env) {
+        String g = generator != null ? generator : env.get("DGEN4J_DATA_GEN");
         return g == null || g.isBlank() ? DataSource.AUTO : DataSource.parse(g);
     }
 
@@ -55,22 +56,23 @@ public final class CheckpointOptions {
                 ByteSize.format(chunk)), "use a smaller --chunk or fewer --buffers");
     }
 
-    public StreamingCheckpoint build(LongConsumer progress) {
-        return builder(progress).build();
+    public StreamingCheckpoint build(LongConsumer progress, Environment env) {
+        return builder(progress, env).build();
     }
 
     /**
      * The checkpoint's builder, for commands that add backend options. Commands that load what they
      * saved (quickstart, backends) read with as many in flight as they wrote. Each save and load
-     * measures the process's peak RSS from its start (the CLI owns its process).
+     * measures the process's peak RSS from its start (the CLI owns its process). Without {@code --generator},
+     * {@code env}'s {@code DGEN4J_DATA_GEN} picks the generator.
      */
-    public StreamingCheckpoint.Builder builder(LongConsumer progress) {
+    public StreamingCheckpoint.Builder builder(LongConsumer progress, Environment env) {
         check();
         DataSpec.Builder spec = data.spec();
         FileOptions files = FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync)
                 .withPreallocate(!noPreallocate);
         return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
-                .readersInFlight(writers).spec(spec.build()).source(source()).threads(data.threads)
+                .readersInFlight(writers).spec(spec.build()).source(source(env)).threads(data.threads)
                 .backendOptions(files).progress(progress).resetPeakRss(true);
     }
 

@@ -1,7 +1,7 @@
 package io.dgen4j.cli.option;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
-import io.dgen4j.cli.Main;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageTarget;
@@ -32,29 +32,29 @@ public final class StorageBackendOptions {
     S3TransferOptions transfer;
 
     /** Sets the backend and, for an {@code s3://} target, the S3 settings; returns the builder. */
-    public StreamingCheckpoint.Builder apply(StreamingCheckpoint.Builder b, StorageTarget target) {
-        return resolve(target).apply(b);
+    public StreamingCheckpoint.Builder apply(StreamingCheckpoint.Builder b, StorageTarget target, Environment env) {
+        return resolve(target, env).apply(b);
     }
 
     /**
-     * What {@link #apply} sets for {@code target}, resolved now, on this thread: {@link Main#environment()}
-     * is the command thread's, so a command whose files are built on other threads (dlio run's ranks)
-     * resolves here and hands the result to them.
+     * What {@link #apply} sets for {@code target}, resolved now from {@code env}'s variables (the backend,
+     * the S3 settings) and the options: a command whose files are built on other threads (dlio run's ranks)
+     * resolves once and hands the result to them.
      *
      * @throws IllegalArgumentException when an endpoint option is given for a target that is not s3://, or
      *                                  the s3:// target or the S3 settings are malformed
      */
-    public UnaryOperator<StreamingCheckpoint.Builder> resolve(StorageTarget target) {
+    public UnaryOperator<StreamingCheckpoint.Builder> resolve(StorageTarget target, Environment env) {
         boolean s3 = S3Location.SCHEME.equals(target.scheme());
         String name = backend;
         if ((name == null || name.isBlank()) && s3) {
-            name = Main.environment().get(BACKEND_VAR);
+            name = env.get(BACKEND_VAR);
         }
         String chosen = name == null || name.isBlank() ? null : name;
         S3Settings settings = null;
         if (s3) {
             S3Location.of(target); // a bad bucket or key is a usage error, before anything else
-            settings = s3Settings();
+            settings = s3Settings(env);
         } else if (endpoints.given() || transfer.given()) {
             throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s", endpoints.given()
                     ? endpoints.givenNames() : transfer.givenNames(), target.original()));
@@ -72,8 +72,8 @@ public final class StorageBackendOptions {
     }
 
     /** The S3 settings of the environment with the endpoint and transfer options over them. */
-    S3Settings s3Settings() {
-        return transfer.over(endpoints.settings(Main.environment(), Path.of("")));
+    S3Settings s3Settings(Environment env) {
+        return transfer.over(endpoints.settings(env.variables(), Path.of("")));
     }
 
     /** Refuses what only a save uses: a load reads ranges of its {@code --chunk}, not parts. */
@@ -87,9 +87,9 @@ public final class StorageBackendOptions {
      * For a save of {@code size} bytes in chunks of {@code chunk} to {@code target}: checks up front
      * that an {@code s3://} target's part size fits ({@link S3TransferOptions#checkSave}).
      */
-    public void checkSave(StorageTarget target, long size, long chunk) {
+    public void checkSave(StorageTarget target, long size, long chunk, Environment env) {
         if (S3Location.SCHEME.equals(target.scheme())) {
-            transfer.checkSave(s3Settings(), size, chunk);
+            transfer.checkSave(s3Settings(env), size, chunk);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.dgen4j.cli.report;
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.PrintWriter;
 import java.util.List;
@@ -110,4 +111,27 @@ public final class Reports {
         return String.format(Locale.ROOT, "%.2f", v);
     }
 
+    /** The table for people: one row per backend. */
+    public static void backends(PrintWriter out, List<S3Backends.Run> runs, double best, double bestCpu) {
+        out.printf(Locale.ROOT, "%-7s %8s %8s %10s %7s %9s %9s %9s %8s%n", "backend", "save s", "MB/s", "CPU s/GiB",
+                "copies", "peak RSS", "load MB/s", "verified", "vs best");
+        for (S3Backends.Run r : runs) {
+            String copies = r.copiesPerByte() == null ? "?" : r.copiesPerByte().toString();
+            if (r.unavailable() != null) {
+                out.printf(Locale.ROOT, "%-7s unavailable: %s%n", r.backend(), r.unavailable());
+            } else if (!r.ok()) {
+                out.printf(Locale.ROOT, "%-7s failed: %s%n", r.backend(), r.error());
+            } else {
+                out.printf(Locale.ROOT, "%-7s %8.2f %8.1f %10.2f %7s %9s %9.1f %9s %8.2f%n", r.backend(),
+                        r.save().totalSeconds(), r.saveMBps(), r.cpuSecondsPerGiB(), copies,
+                        mib(r.save().peakRssBytes()), r.loadMBps(), r.load().verified() ? "yes" : "no",
+                        r.saveMBps() / best);
+            }
+        }
+        out.println("MB/s: 10^6 bytes/s of the save; CPU s/GiB: this process's CPU time during the save (generation "
+                + "included, the same for every backend)" + (Double.isFinite(bestCpu) ? "" : ", not available here"));
+        out.println("copies: per byte sent, as the backend's client works; peak RSS: the whole process during the "
+                + "save, with what earlier backends left resident (--backends NAME alone for one's own); vs best: "
+                + "MB/s over the fastest's");
+    }
 }

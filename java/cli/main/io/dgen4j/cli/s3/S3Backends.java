@@ -4,6 +4,7 @@ import io.dgen4j.checkpoint.BufferPool;
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.Errors;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.option.CheckpointOptions;
@@ -91,17 +92,18 @@ public final class S3Backends {
      * the pool's first touch do not count against it.
      */
     public static List<Run> run(S3Endpoint endpoint, List<StorageProvider> providers, long size, CheckpointOptions options,
-            long chunk, boolean bars, boolean keep, boolean warmUp, PrintWriter err) throws InterruptedException {
+            Environment env, long chunk, boolean bars, boolean keep, boolean warmUp, PrintWriter err)
+            throws InterruptedException {
         // buffers not above writers: no shared pool, and the builder says what to change
         try (BufferPool shared = options.buffers > options.writers ? new BufferPool(options.buffers, chunk) : null) {
-            return run(endpoint, providers, size, options, chunk, bars, keep, warmUp, err,
+            return run(endpoint, providers, size, options, env, chunk, bars, keep, warmUp, err,
                     b -> shared == null ? b : b.bufferPool(shared));
         }
     }
 
     private static List<Run> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
-            CheckpointOptions options, long chunk, boolean bars, boolean keep, boolean warmUp, PrintWriter err,
-            UnaryOperator<StreamingCheckpoint.Builder> pooled) throws InterruptedException {
+            CheckpointOptions options, Environment env, long chunk, boolean bars, boolean keep, boolean warmUp,
+            PrintWriter err, UnaryOperator<StreamingCheckpoint.Builder> pooled) throws InterruptedException {
         List<Run> runs = new ArrayList<>();
         StorageOptions storage = StorageOptions.empty().with(endpoint.settings());
         for (StorageProvider p : providers) {
@@ -121,7 +123,7 @@ public final class S3Backends {
                 if (warmUp) {
                     StorageTarget warm = StorageTarget.parse(endpoint.target(p.name() + ".warmup.bin"));
                     try {
-                        pooled.apply(options.builder(n -> { }).chunkSize(chunk).backend(p.name())
+                        pooled.apply(options.builder(n -> { }, env).chunkSize(chunk).backend(p.name())
                                 .backendOptions(endpoint.settings())).build()
                                 .save(warm, Math.min(size, (long) options.buffers * chunk));
                     } finally {
@@ -131,7 +133,7 @@ public final class S3Backends {
                 // what the previous backend left on the heap is not this one's peak RSS
                 System.gc();
                 try (Progress bar = new Progress(System.err, String.format("%-5s save       ", p.name()), size, bars)) {
-                    StreamingCheckpoint ckpt = pooled.apply(options.builder(bar::update).chunkSize(chunk)
+                    StreamingCheckpoint ckpt = pooled.apply(options.builder(bar::update, env).chunkSize(chunk)
                             .backend(p.name()).backendOptions(endpoint.settings())).build();
                     Duration before = cpuTime();
                     saved = ckpt.save(where, size);
@@ -139,7 +141,7 @@ public final class S3Backends {
                     cpu = before == null || after == null ? Double.NaN : after.minus(before).toNanos() / 1e9;
                 }
                 try (Progress bar = new Progress(System.err, String.format("%-5s load+verify", p.name()), size, bars)) {
-                    loaded = pooled.apply(options.builder(bar::update).chunkSize(chunk).backend(p.name())
+                    loaded = pooled.apply(options.builder(bar::update, env).chunkSize(chunk).backend(p.name())
                             .backendOptions(endpoint.settings())).build().load(where, true);
                 }
                 runs.add(new Run(p.name(), target, saved, loaded, cpu, copies, null, null, 0));

@@ -1,6 +1,6 @@
 package io.dgen4j.cli.s3;
 
-import io.dgen4j.cli.Main;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.s3.internal.LocalS3Proxy;
 import io.dgen4j.s3.S3Location;
@@ -68,16 +68,18 @@ public final class S3Endpoint implements AutoCloseable {
      *
      * @param configured the settings of the environment and the command's options
      *                   ({@link EndpointOptions#settings})
+     * @param env        the variables that name the default bucket and the s3proxy jar
      * @throws NoS3ProxyJar when a local s3proxy is needed and its jar is not there
      * @throws NoBucket     when an endpoint is configured but no bucket is named
      */
-    public static S3Endpoint open(String target, String defaultKey, S3Settings configured, PrintWriter err)
+    public static S3Endpoint open(String target, String defaultKey, S3Settings configured, Environment env,
+            PrintWriter err)
             throws IOException, InterruptedException {
         String[] given = target == null ? null : split(target);
         if (configured.endpoint().isPresent() || (given != null && configured.hasCredentials())) {
             String[] at = given;
             if (at == null) {
-                String bucket = Main.environment().get(BUCKET_VAR);
+                String bucket = env.get(BUCKET_VAR);
                 if (bucket == null || bucket.isBlank()) {
                     throw new NoBucket(String.format("an S3 endpoint is configured (%s) but no bucket is named: give "
                             + "s3://bucket/prefix or set %s", configured.endpointDescription(), BUCKET_VAR));
@@ -86,7 +88,7 @@ public final class S3Endpoint implements AutoCloseable {
             }
             return new S3Endpoint(configured, at, null, null, null);
         }
-        Path jar = jar();
+        Path jar = jar(env);
         String[] at = given != null ? given : new String[] {LOCAL_BUCKET, defaultKey};
         LocalS3Proxy proxy = LocalS3Proxy.startTemporary(jar);
         CountDownLatch closed = new CountDownLatch(1);
@@ -115,8 +117,8 @@ public final class S3Endpoint implements AutoCloseable {
     }
 
     /** The s3proxy jar: {@value #JAR_VAR}, else {@value #JAR_PROPERTY}. */
-    static Path jar() {
-        String where = Optional.ofNullable(Main.environment().get(JAR_VAR)).filter(s -> !s.isBlank())
+    static Path jar(Environment env) {
+        String where = Optional.ofNullable(env.get(JAR_VAR)).filter(s -> !s.isBlank())
                 .orElse(System.getProperty(JAR_PROPERTY));
         if (where == null || where.isBlank() || !Files.isRegularFile(Path.of(where))) {
             throw new NoS3ProxyJar(String.format("no S3 endpoint is configured (AWS_ENDPOINT_URL, or .env) and the "

@@ -397,6 +397,21 @@ final class Requests {
     }
 
     private IOException describe(Endpoint ep, String operation, Throwable t) {
+        IOException d = describeRaw(ep, operation, t);
+        String m = d.getMessage();
+        // A garbage answer's bytes reach the client library's message (minio: "Unexpected status
+        // line: ..."): the line is logged and printed, so it is kept on one line and its control
+        // characters become '?'.
+        if (m != null && CONTROL.matcher(m).find()) {
+            return new IOException(CONTROL.matcher(m.replaceAll("\\s*\\R\\s*", " ")).replaceAll("?"), t);
+        }
+        return d;
+    }
+
+    /** Control characters, and the replacement character a decoder puts for bytes that are no text. */
+    private static final java.util.regex.Pattern CONTROL = java.util.regex.Pattern.compile("[\\p{Cntrl}\\uFFFD]");
+
+    private IOException describeRaw(Endpoint ep, String operation, Throwable t) {
         if (t instanceof IOException io && io.getMessage() != null && io.getMessage().contains(where.toString())
                 && io.getClass() == IOException.class) {
             return io; // already one of our lines

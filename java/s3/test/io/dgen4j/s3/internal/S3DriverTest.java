@@ -230,6 +230,26 @@ class S3DriverTest {
     }
 
     @Test
+    void aGarbageAnswersControlBytesAreNeitherLoggedNorReportedRaw() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        List<URI> eps = c.endpoints(2);
+        S3Endpoints pool = pool(c, eps, EndpointSet.Strategy.ROUND_ROBIN);
+        // what minio's OkHttp says of a garbage answer: the bytes it read, in the message
+        c.transport(eps.get(0)).failWith((op, n) -> op.equals("UploadPart") && n == 1
+                ? new java.io.UncheckedIOException(new java.net.ProtocolException(
+                        "Unexpected status line: \u0016\u0003\u0001\u0000\ufffd garbage\r\n\u0007\u0008")) : null);
+        long size = 4 * PART;
+        try (MultipartWriter w = writer(pool, "garbage.bin", size, 2)) {
+            writeSequentially(w, size);
+            w.commit();
+            String last = w.endpointStatistics().get(0).lastFailure();
+            assertTrue(last.contains("Unexpected status line: ????? garbage ??"), last);
+            assertFalse(last.chars().anyMatch(ch -> Character.isISOControl(ch) || ch == 0xFFFD), last);
+        }
+        assertArrayEquals(expected(size), c.bytes("garbage.bin"));
+    }
+
+    @Test
     void a5xxMarksTheEndpointDownAndThePartGoesElsewhere() throws IOException {
         FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
         List<URI> eps = c.endpoints(2);

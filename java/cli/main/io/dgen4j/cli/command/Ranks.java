@@ -1,7 +1,11 @@
-package io.dgen4j.cli;
+package io.dgen4j.cli.command;
 
+import io.dgen4j.cli.BuildVersion;
+import io.dgen4j.cli.Environment;
+import io.dgen4j.cli.Main;
 import io.dgen4j.cli.report.Aggregate;
 import io.dgen4j.cli.report.Json;
+import io.dgen4j.cli.report.Progress;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.launch.Cluster;
 import io.dgen4j.launch.CpuBudget;
@@ -9,6 +13,7 @@ import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.launch.Mpi;
 import io.dgen4j.launch.Shards;
 import io.dgen4j.storage.EndpointStatistics;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,8 +35,10 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  * <p>MPI is started only for the launch of this process's own environment; a command run with another
  * environment ({@link Main#run(String[], PrintWriter, PrintWriter, Map)}) names its shards and seeds by it
  * but works alone.
+ *
+ * <p>Save and load follow one protocol ({@link #together}), so that no rank waits forever for one that failed.
  */
-public final class Ranks implements AutoCloseable {
+final class Ranks implements AutoCloseable {
     private final LaunchInfo launch;
     private final Cluster cluster;
     private Long baseSeed;
@@ -55,22 +62,21 @@ public final class Ranks implements AutoCloseable {
      * @throws IllegalArgumentException on every rank at once, when the ranks were started with different
      *         commands or options ({@link #facts}): one line naming the first difference
      */
-    public static Ranks open(CommandSpec command) {
-        return open(command, Map.of());
+    static Ranks open(CommandSpec command, Environment env) {
+        return open(command, env, Map.of());
     }
 
     /**
-     * {@link #open(CommandSpec)}, the ranks also agreeing on {@code more} facts (e.g. the workload a
+     * {@link #open(CommandSpec, Environment)}, the ranks also agreeing on {@code more} facts (e.g. the workload a
      * configuration file held: a fact named {@code workload} is compared, never shown).
      */
-    public static Ranks open(CommandSpec command, Map<String, String> more) {
+    static Ranks open(CommandSpec command, Environment env, Map<String, String> more) {
         PrintWriter err = command.commandLine().getErr();
-        Map<String, String> env = Main.environment();
-        LaunchInfo launch = LaunchInfo.fromEnvironment(env);
+        LaunchInfo launch = LaunchInfo.fromEnvironment(env.variables());
         if (!launch.launched()) {
             return new Ranks(launch, Cluster.alone(launch, "not launched"));
         }
-        Cluster cluster = env.equals(System.getenv()) ? Cluster.open(launch)
+        Cluster cluster = env.isProcess() ? Cluster.open(launch)
                 : Cluster.alone(launch, "the command's environment is not this process's, so MPI is not started");
         // first of all collectives: ranks running different commands would wait in different ones forever
         Map<String, String> facts = facts(command);
@@ -148,7 +154,7 @@ public final class Ranks implements AutoCloseable {
         return launch;
     }
 
-    public Cluster cluster() {
+    Cluster cluster() {
         return cluster;
     }
 
@@ -158,7 +164,7 @@ public final class Ranks implements AutoCloseable {
     }
 
     /** This rank's target ({@link Shards#target}). */
-    public String target(String target) {
+    String target(String target) {
         return Shards.target(target, launch);
     }
 
@@ -166,7 +172,7 @@ public final class Ranks implements AutoCloseable {
      * The job's base seed: {@code explicit}, else rank 0's random seed given to every rank (with MPI), else
      * this rank's own; {@code null} outside a launch (the data options' own default applies).
      */
-    public Long baseSeed(Long explicit) {
+    Long baseSeed(Long explicit) {
         if (!launch.launched()) {
             return explicit;
         }
@@ -176,7 +182,7 @@ public final class Ranks implements AutoCloseable {
     }
 
     /** This rank's seed from the base: the base itself with {@code same}, else {@link Shards#seed}. */
-    public Long rankSeed(Long base, boolean same) {
+    Long rankSeed(Long base, boolean same) {
         sameSeed = same;
         if (!launch.launched() || base == null) {
             return base;
@@ -185,20 +191,82 @@ public final class Ranks implements AutoCloseable {
     }
 
     /** Generator threads: {@code requested} when set, else this rank's share of the CPUs ({@link CpuBudget}) under a launch. */
-    public int threads(int requested) {
+    int threads(int requested) {
         return requested > 0 || !launch.launched() ? requested : CpuBudget.threadsFor(launch);
     }
 
     /** Waits for every rank, so that the timed part starts together. */
-    public void startTogether() {
+    void startTogether() {
         cluster.barrier();
+    }
+
+    /** What one rank's timed run hands the gather: its bytes, its seed (null for runs without one), its endpoints. */
+    record Figures(long bytes, Long seed, List<EndpointStatistics> endpoints) {}
+
+    /** Builds what the timed part runs (e.g. the checkpoint), counting into the progress bar; throws nothing checked. */
+    @FunctionalInterface
+    interface Prepare<P> {
+        P prepare(Progress bar);
+    }
+
+    /** The timed part of a rank's run. */
+    @FunctionalInterface
+    interface Timed<P, R> {
+        R run(P prepared) throws IOException;
+    }
+
+    /** A rank's result with every rank's figures, for {@link #report}. */
+    record Done<R>(R result, Gathered all) {}
+
+    /**
+     * The protocol of a save or load, the same on every rank: with the progress bar open, prepare (a
+     * failure is kept), wait for every rank ({@link #startTogether}), time {@code run} (a failure is kept);
+     * then gather every rank's figures (a collective: a failed rank takes part too, with zeros), and only
+     * then throw this rank's failure.
+     *
+     * @param bar     opens the progress bar, which closes before the gather
+     * @param threads this rank's generator threads, as gathered
+     * @param seeded  whether the run has a seed: a failed rank gathers 0 for it, a run without one null
+     * @param figures this rank's figures from its result
+     */
+    <P, R> Done<R> together(java.util.function.Supplier<Progress> bar, Prepare<P> prepare, Timed<P, R> run,
+            int threads, boolean seeded, java.util.function.Function<R, Figures> figures) throws IOException {
+        R r = null;
+        Exception failure = null;
+        double seconds = 0;
+        try (Progress b = bar.get()) {
+            P prepared = null;
+            try {
+                prepared = prepare.prepare(b);
+            } catch (RuntimeException e) {
+                failure = e; // still meet the other ranks below, so that none waits forever
+            }
+            startTogether();
+            long start = System.nanoTime();
+            if (failure == null) {
+                try {
+                    r = run.run(prepared);
+                } catch (IOException | RuntimeException e) {
+                    failure = e;
+                }
+            }
+            seconds = (System.nanoTime() - start) / 1e9;
+        }
+        Figures f = r != null ? figures.apply(r) : new Figures(0, seeded ? 0L : null, List.of());
+        Gathered all = gather(f.bytes(), seconds, f.seed(), threads, r != null, f.endpoints());
+        if (failure instanceof IOException e) {
+            throw e;
+        } else if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        return new Done<>(r, all);
     }
 
     /**
      * Every rank's figures, on every rank (a collective: each rank calls it once, failed or not, so that
      * none waits forever). Without MPI: this rank's alone.
      */
-    public Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok) {
+    Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok) {
         return gather(bytes, seconds, seed, threads, ok, List.of());
     }
 
@@ -206,7 +274,7 @@ public final class Ranks implements AutoCloseable {
      * {@link #gather(long, double, Long, int, boolean)} with this rank's per-endpoint figures of an S3 endpoint
      * set (empty without one, or when this rank failed), so that rank 0 shows where each rank's requests went.
      */
-    public Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok, List<EndpointStatistics> endpoints) {
+    Gathered gather(long bytes, double seconds, Long seed, int threads, boolean ok, List<EndpointStatistics> endpoints) {
         long[] figures = cluster.allreduce(slots(bytes, seed == null ? 0 : seed, threads, ok ? 1 : 0), Mpi.Op.SUM);
         double[] times = cluster.gather(seconds);
         int n = times.length;
@@ -282,14 +350,14 @@ public final class Ranks implements AutoCloseable {
      * Every rank's figures, indexed by rank (with MPI), their seeds ({@code null} for runs without one) and their
      * requests per S3 endpoint ({@code null} without an endpoint set).
      */
-    public record Gathered(Aggregate aggregate, long[] seeds, int[] threads, List<List<Map<String, Object>>> endpoints) {}
+    record Gathered(Aggregate aggregate, long[] seeds, int[] threads, List<List<Map<String, Object>>> endpoints) {}
 
     /**
      * Prints one run's outcome under a launch: with MPI, rank 0 prints its own report, a line per rank and the
      * aggregate line (or one JSON document with all of it); the other ranks print nothing on stdout. Without
      * MPI each rank prints its own report and says the aggregate is unavailable.
      */
-    public void report(PrintWriter out, boolean json, String verb, Map<String, Object> own, Runnable ownText,
+    void report(PrintWriter out, boolean json, String verb, Map<String, Object> own, Runnable ownText,
                 String rawTarget, Gathered g) {
         boolean seeds = g.seeds() != null;
         if (!launch.launched()) {

@@ -1,0 +1,97 @@
+package io.dgen4j.cli.command;
+
+import io.dgen4j.checkpoint.SaveResult;
+import io.dgen4j.cli.Environment;
+import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.CheckpointOptions;
+import io.dgen4j.cli.option.Limits;
+import io.dgen4j.cli.report.ComparePlot;
+import io.dgen4j.cli.report.Progress;
+import io.dgen4j.storage.StorageOptions;
+import io.dgen4j.storage.StorageProviders;
+import io.dgen4j.storage.StorageTarget;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The old (preallocate) and new (streaming) methods saving the same size on the same disk: what
+ * {@code compare} runs, and quickstart's third step.
+ */
+final class Comparison {
+    private Comparison() {}
+
+    /** Both saves' results. */
+    record Outcome(SaveResult streaming, SaveResult old) {}
+
+    /** The directory of the run: {@code dir}, else {@code TEST_CHECKPOINT_DIR}, else the temp dir. */
+    static Path dir(Path dir, Environment env) {
+        if (dir != null) {
+            return dir;
+        }
+        String given = env.get("TEST_CHECKPOINT_DIR");
+        return Path.of(given != null && !given.isBlank() ? given : System.getProperty("java.io.tmpdir"));
+    }
+
+    /** Everything a comparison needs, checked before its first byte is written. */
+    static void preflight(Path dir, long size, CheckpointOptions options) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new java.nio.file.NoSuchFileException(dir.toString(), null, "directory does not exist");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new java.nio.file.AccessDeniedException(dir.toString(), null, "directory is not writable");
+        }
+        options.check();
+        Limits.memory(size, "the old method (allocate everything, then write) of --size " + ByteSize.format(size),
+                "use a smaller --size");
+    }
+
+    /** Runs new, then old (so the old method's memory cannot inflate the new one's peak). */
+    static Outcome run(Path dir, long size, CheckpointOptions options, Environment env, boolean bars, boolean keep)
+            throws IOException {
+        preflight(dir, size, options);
+        Path newFile = dir.resolve("dgen4j-compare-new.bin");
+        Path oldFile = dir.resolve("dgen4j-compare-old.bin");
+        try {
+            SaveResult streaming;
+            try (Progress bar = new Progress(System.err, "new: streaming ", size, bars)) {
+                streaming = options.build(bar::update, env).save(StorageTarget.parse(newFile.toString()), size);
+            }
+            deleteUnlessKept(newFile, keep);
+            SaveResult old;
+            try (Progress bar = new Progress(System.err, "old: preallocate", size, bars)) {
+                old = options.build(bar::update, env).savePreallocated(StorageTarget.parse(oldFile.toString()), size);
+            }
+            return new Outcome(streaming, old);
+        } finally {
+            deleteUnlessKept(newFile, keep);
+            deleteUnlessKept(oldFile, keep);
+        }
+    }
+
+    /**
+     * Draws the plot; returns null, or the reason it was not drawn. A plot that cannot be drawn
+     * (no fonts) does not fail the command: the measurements it would show are printed anyway.
+     */
+    static String drawPlot(Path plot, Outcome o) {
+        try {
+            ComparePlot.write(plot, o.streaming(), o.old());
+            return null;
+        } catch (IOException e) {
+            return e.getMessage(); // ComparePlot says what failed and where, in one line
+        }
+    }
+
+    private static void deleteUnlessKept(Path f, boolean keep) throws IOException {
+        if (!keep) {
+            deleteCheckpoint(f);
+        }
+    }
+
+    /** Removes the checkpoint file {@code f} and its manifest through the file backend, if there is one. */
+    static void deleteCheckpoint(Path f) throws IOException {
+        StorageTarget target = StorageTarget.parse(f.toString());
+        StorageProviders.forTarget(target, Optional.empty()).delete(target, StorageOptions.empty());
+    }
+}
