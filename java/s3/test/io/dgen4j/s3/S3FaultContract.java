@@ -309,12 +309,17 @@ public abstract class S3FaultContract {
                 .settings(S3FaultContract::shortWaits).completes();
     }
 
-    /** One byte every 3 s, slower than the 2 s idle timeout: the gateway is failed over. */
+    /**
+     * One byte every 3 s, slower than the 2 s idle timeout: the gateway is failed over. Each reader's
+     * range waits out a hang on it, and the ranges sent there before it was marked down do too: crt
+     * took 18.8 s alone and 40.7 s once beside other builds (load average ~10), so the bound is four
+     * hangs and twice the slack.
+     */
     @Test
     protected void aGatewayTricklingSlowerThanTheIdleTimeoutIsFailedOver() throws Exception {
         load(p -> p.inject(Match.rangedGet().listener(1), Fault.trickle(1, Duration.ofSeconds(3)), 1,
                 FaultProxy.EVERY)).gateways(2).settings(S3FaultContract::shortWaits)
-                .within(hang().multipliedBy(2).plus(SLACK)).completes();
+                .within(hang().multipliedBy(4).plus(SLACK.multipliedBy(2))).completes();
     }
 
     // ---- integrity: each part's CRC32C is checked by the store, a load checks the store's CRC32C ----
