@@ -2,7 +2,6 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
-import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
