@@ -207,7 +207,8 @@ public final class FaultProxy implements AutoCloseable {
 
     /**
      * Takes listener {@code i} down for {@code d} from now: its connections are closed and new ones
-     * refused (its port is closed) until then, when it listens on the same port again. Returns at once.
+     * refused (its port is closed) until then, when it listens on the same port again. Returns once
+     * the port refuses connections.
      */
     public void outage(int i, Duration d) {
         listeners.get(i).outage(d);
@@ -866,6 +867,8 @@ public final class FaultProxy implements AutoCloseable {
         volatile ServerSocket server;
         volatile boolean blackHole;
         volatile long outageUntil;
+        /** The server socket the acceptor is blocked in {@code accept()} on, else null. */
+        volatile ServerSocket accepting;
         Thread acceptor;
 
         Listener(int index, InetSocketAddress upstream) throws IOException {
@@ -897,10 +900,13 @@ public final class FaultProxy implements AutoCloseable {
                     continue;
                 }
                 Socket c;
+                accepting = s;
                 try {
                     c = s.accept();
                 } catch (IOException e) {
                     continue; // closed by an outage or by close()
+                } finally {
+                    accepting = null;
                 }
                 if (closed || server != s) {
                     closeQuietly(c);
@@ -960,10 +966,28 @@ public final class FaultProxy implements AutoCloseable {
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
+                    awaitAcceptReturned(s);
                 }
             }
             for (Socket c : clients) {
                 closeQuietly(c);
+            }
+        }
+
+        /**
+         * Waits until the acceptor has left {@code accept()} on {@code s}: a thread blocked there
+         * holds the kernel's socket open (close only signals it), so until it wakes the port still
+         * takes connections. Bounded, so a stuck acceptor cannot hang the test that called this.
+         */
+        private void awaitAcceptReturned(ServerSocket s) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (accepting == s && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+            if (accepting == s) {
+                throw new IllegalStateException("fault proxy listener " + index + " on port " + port
+                        + " still accepts 10 s after its socket was closed");
             }
         }
 
@@ -977,6 +1001,7 @@ public final class FaultProxy implements AutoCloseable {
                     } catch (IOException e) {
                         // closing: nothing to do
                     }
+                    awaitAcceptReturned(s);
                 }
             }
         }
