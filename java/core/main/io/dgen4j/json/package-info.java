@@ -1,0 +1,8 @@
+/**
+ * Internal: the one JSON writer ({@link io.dgen4j.json.JsonWriter}, one line or indented, optionally
+ * ASCII only) and a strict reader for small documents ({@link io.dgen4j.json.JsonReader}), in plain
+ * Java so that core needs no JSON library. Used by the file backend's manifest sidecar, the CLI's
+ * {@code --json} and DLIO's output files; exported only to those modules. A leaf: it imports nothing
+ * of dgen4j.
+ */
+package io.dgen4j.json;
