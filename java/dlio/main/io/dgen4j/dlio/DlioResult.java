@@ -1,6 +1,8 @@
 package io.dgen4j.dlio;
 
+import io.dgen4j.json.JsonWriter;
 import java.io.IOException;
+import java.io.Writer;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -370,13 +372,22 @@ public final class DlioResult {
         Files.createDirectories(dir);
         List<Path> written = new ArrayList<>();
         for (DlioRun.RankStats r : ranks) {
-            written.add(JsonFiles.write(dir.resolve(r.rank() + "_per_epoch_stats.json"), perEpochStats(r.rank())));
-            written.add(JsonFiles.write(dir.resolve(r.rank() + "_output.json"), rankOutput(r.rank())));
+            written.add(writeJson(dir.resolve(r.rank() + "_per_epoch_stats.json"), perEpochStats(r.rank())));
+            written.add(writeJson(dir.resolve(r.rank() + "_output.json"), rankOutput(r.rank())));
         }
         if (group.hostsRankZero()) {
-            written.add(JsonFiles.write(dir.resolve("summary.json"), summary()));
+            written.add(writeJson(dir.resolve("summary.json"), summary()));
         }
         return written;
+    }
+
+    /** {@code value} indented as DLIO's files are, and a newline, into {@code file} (replaced). */
+    private static Path writeJson(Path file, Object value) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file)) {
+            JsonWriter.INDENTED.write(value, w);
+            w.write('\n');
+        }
+        return file;
     }
 
     static double mean(List<Double> v) {

@@ -5,12 +5,13 @@ import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.json.JsonWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -65,7 +66,7 @@ public final class CompareCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         String plotError = plot == null ? null : Comparison.drawPlot(plot, o);
         if (json) {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("streaming", o.streaming().toMap());
             m.put("preallocated", o.old().toMap());
             m.put("memoryReduction", (double) o.old().peakRssBytes() / Math.max(1, o.streaming().peakRssBytes()));
@@ -73,7 +74,7 @@ public final class CompareCommand implements Callable<Integer> {
             if (plotError != null) {
                 m.put("plotError", plotError);
             }
-            out.println(Json.write(m));
+            out.println(JsonWriter.ASCII_LINE.write(m));
         } else {
             Reports.compare(out, o.streaming(), o.old());
             if (plot != null && plotError == null) {

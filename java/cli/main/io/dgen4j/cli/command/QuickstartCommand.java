@@ -9,13 +9,13 @@ import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.gen.SystemInfo;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
@@ -23,6 +23,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -113,7 +114,7 @@ public final class QuickstartCommand implements Callable<Integer> {
             S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
             PrintWriter out = command.commandLine().getOut();
             if (json) {
-                Map<String, Object> m = Json.object();
+                Map<String, Object> m = new LinkedHashMap<>();
                 m.put("save", saved.toMap());
                 m.put("load", loaded.toMap());
                 m.put("compareStreaming", cmp.streaming().toMap());
@@ -125,7 +126,7 @@ public final class QuickstartCommand implements Callable<Integer> {
                     m.put("plotError", plotError);
                 }
                 m.put("s3", s3 == null ? null : s3.toMap());
-                out.println(Json.write(m));
+                out.println(JsonWriter.ASCII_LINE.write(m));
             } else {
                 summary(out, work, saved, loaded, cmp, plotError == null, s3);
             }
@@ -153,7 +154,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     record S3Part(String endpoint, boolean local, String prefix, long size, long chunk, List<S3Backends.Run> runs,
                   String skipped) {
         Map<String, Object> toMap() {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             if (skipped != null) {
                 m.put("skipped", skipped);
                 return m;

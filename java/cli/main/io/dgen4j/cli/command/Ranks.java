@@ -4,9 +4,9 @@ import io.dgen4j.cli.BuildVersion;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.Main;
 import io.dgen4j.cli.report.Aggregate;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.launch.Cluster;
 import io.dgen4j.launch.CpuBudget;
 import io.dgen4j.launch.LaunchInfo;
@@ -362,7 +362,7 @@ final class Ranks implements AutoCloseable {
         boolean seeds = g.seeds() != null;
         if (!launch.launched()) {
             if (json) {
-                out.println(Json.write(own));
+                out.println(JsonWriter.ASCII_LINE.write(own));
             } else {
                 ownText.run();
             }
@@ -376,7 +376,7 @@ final class Ranks implements AutoCloseable {
             m.put("launch", launchMap());
             m.put("perRank", cluster.coordinated() ? perRank(rawTarget, g, seeds) : null);
             m.put("aggregate", cluster.coordinated() ? g.aggregate().toMap() : null);
-            out.println(Json.write(m));
+            out.println(JsonWriter.ASCII_LINE.write(m));
             return;
         }
         ownText.run();

@@ -9,7 +9,7 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 
-/** Text tables of checkpoint results for people (JSON goes through {@link Json}). */
+/** Text tables of checkpoint results for people (JSON goes through {@link io.dgen4j.json.JsonWriter#ASCII_LINE}). */
 public final class Reports {
     private Reports() {}
 
