@@ -103,7 +103,7 @@ public final class DlioRunCommand implements Callable<Integer> {
         try (Ranks launched = Ranks.open(command, env, Map.of("workload", workload))) {
             RankGroup group = launch.launched() ? RankGroup.of(launched.cluster()) : RankGroup.inProcess(ranks);
             DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
-                    .withThreads(launched.threads(threads))
+                    .withThreads(launched.threads(threads)).withEnvironment(env.variables())
                     .withCustomize(b -> storage.apply(b).resetPeakRss(true)) // each file's peak RSS from its start
                     .withLog(json ? line -> { } : line -> {
                         out.println(line);

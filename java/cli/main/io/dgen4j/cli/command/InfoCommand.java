@@ -1,5 +1,6 @@
 package io.dgen4j.cli.command;
 
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.gen.Numa;
@@ -27,6 +28,13 @@ import picocli.CommandLine.Spec;
         description = {"Show the generator in use (native core or pure-Java twin), the generation kernel, CPU features,",
                 "NUMA nodes (CPUs, distances, memory) and where a generator's threads would run."})
 public final class InfoCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** The view of a process whose MPI ranks on this host are those {@code env}'s launcher variables say. */
+    public InfoCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
@@ -53,7 +61,7 @@ public final class InfoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Limits.threads(threads);
-        SystemInfo info = SystemInfo.current();
+        SystemInfo info = SystemInfo.current(env.variables());
         List<SystemInfo.NumaNode> nodes = info.numaNodes();
         Numa.Plan plan = info.plan().orElse(null);
         boolean custom = threads != 0 || numaMode != Numa.Mode.AUTO || numaNode != null || sysfsRoot != null

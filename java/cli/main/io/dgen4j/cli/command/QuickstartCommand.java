@@ -205,7 +205,7 @@ public final class QuickstartCommand implements Callable<Integer> {
 
     private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, Comparison.Outcome c,
             boolean plotDrawn, S3Part s3) {
-        SystemInfo info = SystemInfo.current();
+        SystemInfo info = SystemInfo.current(env.variables());
         out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
                 info.usableCpus());
         out.println();
