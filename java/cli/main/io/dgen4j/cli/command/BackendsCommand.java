@@ -2,7 +2,7 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
@@ -15,6 +15,7 @@ import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageProvider;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -53,7 +54,7 @@ public final class BackendsCommand implements Callable<Integer> {
             + "s3proxy s3://" + S3Endpoint.LOCAL_BUCKET + "/dgen4j-backends).")
     String target;
 
-    @Option(names = "--size", defaultValue = "256MiB", converter = ByteSize.class,
+    @Option(names = "--size", defaultValue = "256MiB", converter = ByteSizeConverter.class,
             description = "Checkpoint size per backend (default ${DEFAULT-VALUE}).")
     long size;
 

@@ -1,7 +1,7 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
@@ -38,7 +38,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Directory on the disk under test (default: TEST_CHECKPOINT_DIR or the temp dir).")
     Path dir;
 
-    @Option(names = "--size", defaultValue = "1GiB", converter = ByteSize.class, description = "Checkpoint size (default ${DEFAULT-VALUE}).")
+    @Option(names = "--size", defaultValue = "1GiB", converter = ByteSizeConverter.class, description = "Checkpoint size (default ${DEFAULT-VALUE}).")
     long size;
 
     @Option(names = "--plot", paramLabel = "PNG", converter = FilePath.class, description = {

@@ -1,7 +1,6 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.StorageBackendOptions;
@@ -14,6 +13,7 @@ import io.dgen4j.json.JsonWriter;
 import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.DataOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.ProgressOptions;
@@ -13,6 +13,7 @@ import io.dgen4j.gen.NodeBuffers;
 import io.dgen4j.gen.Numa;
 import io.dgen4j.gen.StreamCursor;
 import io.dgen4j.json.JsonWriter;
+import io.dgen4j.unit.ByteSize;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -50,14 +51,14 @@ public final class GenerateCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;
 
-    @Option(names = "--size", required = true, converter = ByteSize.class,
+    @Option(names = "--size", required = true, converter = ByteSizeConverter.class,
             description = "Stream size, e.g. 1GiB, 256MiB, 10GB.")
     long size;
 
     @Mixin
     DataOptions data;
 
-    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSizeConverter.class,
             description = "Buffer filled and written per step (default ${DEFAULT-VALUE}).")
     long chunk;
 

@@ -1,12 +1,12 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.gen.Numa;
 import io.dgen4j.gen.SystemInfo;
 import io.dgen4j.json.JsonWriter;
 import io.dgen4j.nativelib.NativeLibrary;
+import io.dgen4j.unit.ByteSize;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

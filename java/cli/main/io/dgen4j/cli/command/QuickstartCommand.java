@@ -4,7 +4,7 @@ import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
@@ -18,6 +18,7 @@ import io.dgen4j.gen.SystemInfo;
 import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -54,7 +55,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Parent directory for the run (default: TEST_CHECKPOINT_DIR or the temp dir).")
     Path dir;
 
-    @Option(names = "--size", converter = ByteSize.class,
+    @Option(names = "--size", converter = ByteSizeConverter.class,
             description = "Checkpoint size (default 1GiB, or TEST_SIZE_GB gigabytes).")
     Long size;
 
@@ -241,7 +242,7 @@ public final class QuickstartCommand implements Callable<Integer> {
         String gb = env.get("TEST_SIZE_GB");
         if (gb != null && !gb.isBlank()) {
             try {
-                return ByteSize.parse(gb.trim() + "GiB");
+                return ByteSizeConverter.parse(gb.trim() + "GiB");
             } catch (picocli.CommandLine.TypeConversionException e) {
                 throw new IllegalArgumentException("TEST_SIZE_GB=" + gb + " is not a size in GiB: " + e.getMessage());
             }

@@ -13,6 +13,7 @@ import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.launch.Mpi;
 import io.dgen4j.launch.Shards;
 import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -391,7 +392,7 @@ final class Ranks implements AutoCloseable {
         Aggregate a = g.aggregate();
         for (int r = 0; r < a.ranks(); r++) {
             out.printf(Locale.ROOT, "  rank %-4d     %s  %s%s  %d thread(s)  %.3f s  %.3f GB/s%s%n", r,
-                    shard(rawTarget, r), Aggregate.human(a.bytes()[r]),
+                    shard(rawTarget, r), ByteSize.approx(a.bytes()[r]),
                     seeds ? "  seed " + Long.toUnsignedString(g.seeds()[r]) : "", g.threads()[r], a.seconds()[r],
                     Aggregate.rate(a.bytes()[r], a.seconds()[r]), a.ok()[r] ? "" : "  FAILED");
         }
