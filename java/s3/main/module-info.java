@@ -8,7 +8,6 @@
  */
 module io.dgen4j.s3 {
     requires transitive io.dgen4j;
-    requires com.fasterxml.jackson.core;
     requires org.slf4j;
     requires java.net.http;
     // no module-info nor Automatic-Module-Name in 2.2.2: the name derives from the jar's file name

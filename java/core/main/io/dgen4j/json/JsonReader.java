@@ -12,8 +12,8 @@ import java.util.Map;
 /**
  * Strict JSON (RFC 8259) for small documents such as the manifest sidecar, so that the core artifact
  * needs no JSON library: documents are a few hundred bytes, read into a tree of {@link LinkedHashMap}
- * (duplicate keys refused), {@link List}, {@link String}, {@link Long} (integers beyond a long: their
- * text), {@link Double}, {@link Boolean} and {@code null}, with depth and string length bounded.
+ * (duplicate keys refused), {@link List}, {@link String}, {@link Long} (integers beyond a long:
+ * {@link BigInteger}), {@link Double}, {@link Boolean} and {@code null}, with depth and string length bounded.
  * {@link JsonWriter} writes what it reads.
  */
 public final class JsonReader {
@@ -271,7 +271,7 @@ public final class JsonReader {
             return Double.parseDouble(n);
         }
         BigInteger b = new BigInteger(n);
-        return b.bitLength() < 64 ? (Object) b.longValue() : n;
+        return b.bitLength() < 64 ? (Object) b.longValue() : b;
     }
 
     private void digits() {

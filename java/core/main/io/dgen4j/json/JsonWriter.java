@@ -36,7 +36,7 @@ import java.util.OptionalLong;
 public final class JsonWriter {
     /** One line, text as it is: the file backend's manifest sidecar. */
     public static final JsonWriter LINE = new JsonWriter(false, false);
-    /** One line, every non-ASCII character escaped: the CLI's and the benchmarks' {@code --json}. */
+    /** One line, every non-ASCII character escaped: {@code --json} (CLI, bench) and the S3 manifest entry. */
     public static final JsonWriter ASCII_LINE = new JsonWriter(false, true);
     /** Indented by four spaces, text as it is: DLIO's {@code summary.json} and per-rank files. */
     public static final JsonWriter INDENTED = new JsonWriter(true, false);

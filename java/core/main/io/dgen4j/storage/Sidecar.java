@@ -181,7 +181,8 @@ final class Sidecar {
                 continue; // unknown nested fields are ignored
             }
             if (v != null && !(v instanceof List<?>)) { // JSON null: as if absent; arrays are ignored
-                f.metadata.put(name, v);
+                // an integer beyond 64 bits is kept as its text, which Manifest reads as it reads any number in text
+                f.metadata.put(name, v instanceof java.math.BigInteger b ? b.toString() : v);
             }
         }
         return f;

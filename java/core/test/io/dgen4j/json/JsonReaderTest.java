@@ -28,7 +28,7 @@ class JsonReaderTest {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("s", "a\"b\\c/\n\u00e9\t");
         m.put("i", -42L);
-        m.put("big", "18446744073709551615");
+        m.put("big", new java.math.BigInteger("18446744073709551615"));
         m.put("d", 1500.0);
         m.put("t", true);
         m.put("f", false);
