@@ -5,7 +5,7 @@ import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.s3.EndpointSet;
-import io.dgen4j.s3.internal.LocalS3Proxy;
+import io.dgen4j.s3.local.LocalS3Proxy;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.storage.StorageTarget;
@@ -47,7 +47,8 @@ public final class EndpointsBench {
             gw[0] = LocalS3Proxy.start(jar, dir, KEY, SECRET, 0);
             gw[1] = LocalS3Proxy.start(jar, dir, KEY, SECRET, 0);
             String bucket = gw[0].createBucket("bench");
-            S3Settings single = gw[0].settings().toBuilder().partSize(part).build();
+            S3Settings single = S3Settings.builder().endpoint(gw[0].endpoint()).credentials(KEY, SECRET, null)
+                    .region(S3Settings.DEFAULT_REGION).partSize(part).build();
             S3Settings setOfOne = single.toBuilder().endpointSet(EndpointSet.of(gw[0].endpoint())).build();
             S3Settings both = single.toBuilder().endpointSet(EndpointSet.builder().endpoint(gw[0].endpoint())
                     .endpoint(gw[1].endpoint()).strategy(EndpointSet.Strategy.ROUND_ROBIN).build()).build();
