@@ -32,10 +32,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j backends}: the same checkpoint through every S3 backend to one endpoint, side by side. */
 @Command(name = "backends", mixinStandardHelpOptions = true,
-        description = {"Save the same generated checkpoint through each installed S3 backend (aws, crt, minio) to one",
-                "endpoint, load it back with --verify, and compare: elapsed, MB/s, client CPU seconds per GiB, copies",
-                "per byte, peak RSS, ratio to the best. The endpoint is the configured one (AWS_ENDPOINT_URL etc., or",
-                ".env), else a local s3proxy started for the run. Objects are deleted afterwards unless --keep."})
+        description = {"Save and load the same checkpoint through each installed S3 backend, and compare them.",
+                "Each backend (aws, crt, minio) saves the same generated checkpoint to one endpoint and loads it back"
+                + " with --verify; the table gives elapsed, MB/s, client CPU seconds per GiB, copies"
+                + " per byte, peak RSS, ratio to the best. The endpoint is the configured one (AWS_ENDPOINT_URL etc., or"
+                + " .env), else a local s3proxy started for the run. Objects are deleted afterwards unless --keep."})
 public final class BackendsCommand implements Callable<Integer> {
     private final Environment env;
 

@@ -21,8 +21,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j compare}: the old (preallocate) and new (streaming) methods on the same size and disk. */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Save the same checkpoint with the old method (allocate everything, generate, write) and the new",
-                "(streaming), on the same disk, and compare time, throughput and measured peak resident memory."})
+        description = {"Save the same checkpoint with the old method and with the streaming one, and compare them.",
+                "The old method allocates everything, generates, then writes; both run on the same disk, and the"
+                + " table compares time, throughput and measured peak resident memory."})
 public final class CompareCommand implements Callable<Integer> {
     private final Environment env;
 

@@ -29,11 +29,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j dlio run}: a DLIO workload's checkpoint-only workflow with streaming checkpoints. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Run a DLIO workload's checkpoint phase: num_checkpoints_write saves, then num_checkpoints_read loads,",
-                "each file one streaming checkpoint of its exact size; checkpoint.fsync is honoured.",
-                "Under a launcher (mpirun, srun) each rank writes its own files; without one, --ranks N runs",
-                "the N ranks' files in this process (--parallel at a time). Writes summary.json,",
-                "{rank}_output.json and {rank}_per_epoch_stats.json to --output, as DLIO does."})
+        description = {"Run a DLIO workload's checkpoint phase: its saves, then its loads.",
+                "num_checkpoints_write saves, then num_checkpoints_read loads, each file one streaming checkpoint of"
+                + " its exact size; checkpoint.fsync is honoured. Under a launcher (mpirun, srun) each rank writes its"
+                + " own files; without one, --ranks N runs the N ranks' files in this process (--parallel at a time)."
+                + " Writes summary.json, {rank}_output.json and {rank}_per_epoch_stats.json to --output, as DLIO does."})
 public final class DlioRunCommand implements Callable<Integer> {
     private final Environment env;
 

@@ -30,10 +30,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j endpoints}: the S3 endpoint set as configured, each endpoint probed. */
 @Command(name = "endpoints", mixinStandardHelpOptions = true,
-        description = {"Resolve the S3 endpoint set (" + EndpointSet.URIS_VAR + ", " + EndpointSet.TEMPLATE_VAR
-                + ", " + EndpointSet.FILE_VAR + ", or AWS_ENDPOINT_URL alone; the options below override them) and "
-                + "probe each endpoint through the backend's own client: one unmeasured HEAD of the bucket opens the "
-                + "connection, then --probes measured ones give the latency p50/p99; up, or down with the cause. "
+        description = {"Resolve the S3 endpoint set and probe each endpoint.",
+                "The set comes from " + EndpointSet.URIS_VAR + ", " + EndpointSet.TEMPLATE_VAR
+                + ", " + EndpointSet.FILE_VAR + ", or AWS_ENDPOINT_URL alone; the options below override them); each endpoint is probed"
+                + " through the backend's own client: one unmeasured HEAD of the bucket opens the connection, then --probes measured ones give the latency p50/p99; up, or down with the cause. "
                 + "Up to --parallel endpoints are probed at once, an endpoint's requests one after the other, stopping "
                 + "at its first failure; by --deadline it prints what it found, endpoints not answered by then as "
                 + "unknown."},

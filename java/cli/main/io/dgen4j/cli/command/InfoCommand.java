@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
  * ranks on this host, the NUMA topology and the pinning plan of a generator.
  */
 @Command(name = "info", mixinStandardHelpOptions = true,
-        description = {"Show the generator in use (native core or pure-Java twin), the generation kernel, CPU features,",
-                "NUMA nodes (CPUs, distances, memory) and where a generator's threads would run."})
+        description = {"Show the generator in use, its kernel, the CPU's features and the NUMA nodes.",
+                "The generator is the native core or the pure-Java twin; for each NUMA node: its CPUs, distances and"
+                + " memory, and where a generator's threads would run."})
 public final class InfoCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;

@@ -35,10 +35,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j quickstart}: the main job for a newcomer, on one screen. */
 @Command(name = "quickstart", mixinStandardHelpOptions = true,
-        description = {"The main job: a streaming checkpoint save, a verified load, and the old-vs-new comparison,",
-                "in a temporary directory on local disk (TEST_CHECKPOINT_DIR, else the temp dir); then part 2, object",
-                "storage: a save and a verified load through every installed S3 backend, against the configured",
-                "endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts; then a summary."})
+        description = {"The main job: save, verify and compare checkpoints on local disk, then on every S3 backend.",
+                "A streaming checkpoint save, a verified load and the old-vs-new comparison run"
+                + " in a temporary directory on local disk (TEST_CHECKPOINT_DIR, else the temp dir); then part 2, object"
+                + " storage: a save and a verified load through every installed S3 backend, against the configured"
+                + " endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts; then a summary."})
 public final class QuickstartCommand implements Callable<Integer> {
     private final Environment env;
 
