@@ -181,7 +181,7 @@ public final class S3Bench {
             } else {
                 run(a);
             }
-        } catch (MissingJar e) {
+        } catch (UsageError e) {
             System.err.println("dgen4j bench s3: " + e.getMessage());
             System.exit(2);
         }
@@ -189,9 +189,9 @@ public final class S3Bench {
         System.exit(0);
     }
 
-    /** No s3proxy jar to start: a usage error. */
-    static final class MissingJar extends RuntimeException {
-        MissingJar(String message) {
+    /** No s3proxy jar to start, or a store named without keys: a usage error (exit 2). */
+    static final class UsageError extends RuntimeException {
+        UsageError(String message) {
             super(message);
         }
     }
@@ -206,7 +206,7 @@ public final class S3Bench {
             where = System.getProperty("dgen4j.s3proxy.jar");
         }
         if (where == null || where.isBlank() || !Files.isRegularFile(Path.of(where))) {
-            throw new MissingJar("no S3 endpoint is configured (AWS_ENDPOINT_URL) and the s3proxy jar is "
+            throw new UsageError("no S3 endpoint is configured (AWS_ENDPOINT_URL) and the s3proxy jar is "
                     + (where == null || where.isBlank() ? "not named" : "missing (" + where + ")")
                     + ": give --s3proxy JAR (org.gaul:s3proxy:4.1.0:jar-with-dependencies; ./dgen4j bench names "
                     + "java/bench/target/s3proxy/s3proxy.jar)");
@@ -229,7 +229,7 @@ public final class S3Bench {
                 secret = System.getenv("AWS_SECRET_ACCESS_KEY");
                 bucket = System.getenv().getOrDefault("BUCKET", "bench");
                 if (key == null || secret == null) {
-                    throw new MissingJar("AWS_ENDPOINT_URL is set but AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not");
+                    throw new UsageError("AWS_ENDPOINT_URL is set but AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not");
                 }
             } else {
                 local = LocalS3Proxy.startTemporary(s3proxyJar(a));
@@ -283,9 +283,6 @@ public final class S3Bench {
                 // pre-generated: not part of the plain upload's figures; its CPU is reported apart
                 gen = Measure.of(() -> g.fill(data, 0));
             }
-            if (plain instanceof PlainUpload.Minio m) {
-                m.hold(data, part);
-            }
             // One pool for every round, as a process saving many checkpoints keeps it (the plain side's
             // bytes are in memory once too); -Dbench.freshPool=true maps a new pool per save instead.
             BufferPool pool = new BufferPool(buffers, part);
@@ -316,11 +313,12 @@ public final class S3Bench {
                     plain.upload(i, bucket, plainKey, head, part, inFlight);
                     plain.delete(bucket, plainKey);
                 }
-                if (plain instanceof PlainUpload.Minio m) {
-                    m.hold(data, part);
-                }
             }
-            System.err.println(freshPool ? "streaming: a new buffer pool per save" : "streaming: one buffer pool for every round");
+            if (plain instanceof PlainUpload.Minio m) {
+                m.hold(data, part); // before the first measured upload
+            }
+            System.err.println(freshPool ? "streaming: a new buffer pool per save"
+                    : "streaming: one buffer pool for every round");
             double[][][] plainRuns = new double[sides.size()][rounds][];
             double[][] oursRuns = new double[rounds][];
             double[][] driverRuns = new double[rounds][];
