@@ -7,6 +7,7 @@ module io.dgen4j.cli {
     requires java.logging; // to quiet OkHttp's logger (Main.quietLogs)
     requires io.dgen4j;
     requires io.dgen4j.s3;
+    requires io.dgen4j.s3.local;
     requires io.dgen4j.dlio;
     requires info.picocli;
     requires org.slf4j;

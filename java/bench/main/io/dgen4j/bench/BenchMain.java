@@ -27,7 +27,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 /**
  * {@code ./dgen4j bench}: runs {@link FillBenchmark} and {@link FfmOverheadBenchmark} with JMH and
  * prints GB/s side by side and the ratios of the goals; {@code --json} prints one JSON array of
- * {@code {"name","bytes","threads","gbps"}} instead.
+ * {@code {"name","bytes","threads","gbps"}} instead. {@code ./dgen4j bench s3 ...} runs the S3
+ * benchmarks instead ({@link S3Bench}).
  *
  * <pre>
  * ./dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2] [--numa-node N]
@@ -159,6 +160,10 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("s3")) {
+            S3Bench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         // Usage errors exit 2 with one line, before JMH starts (a zero thread count or size used to
         // hang or fail in the forked JVM with a stack trace).
         Args a;
@@ -170,7 +175,7 @@ public final class BenchMain {
             return;
         }
         if (a.help()) {
-            System.out.println("usage: dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
+            System.out.println("usage: dgen4j bench [s3 ...] [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
                     + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]"
                     + " [--cases " + String.join(",", NAMES.values()) + "]");
             return;
