@@ -185,7 +185,7 @@ class MpirunCliTest {
         assertTrue((load.out() + load.err()).contains("f.rank1"), load.out() + load.err());
         Map<Integer, List<String>> out = stdoutByRank(load);
         assertTrue(out.get(0).stream().anyMatch(l -> l.startsWith("  rank 1 ") && l.endsWith("FAILED")), load.out());
-        assertTrue(out.get(0).contains("aggregate: unavailable, rank(s) [1] failed (their own messages say why)"),
+        assertTrue(out.get(0).contains("aggregate: unavailable, rank [1] failed (their own messages say why)"),
                 load.out());
     }
 

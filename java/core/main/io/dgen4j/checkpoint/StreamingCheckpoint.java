@@ -498,12 +498,29 @@ public final class StreamingCheckpoint {
                         + "smaller than a chunk (%d bytes)", pool.bufferSize(), chunkSize));
             }
             if (source == DataSource.JDK_RANDOM && (spec.dedupRatio() != 1.0 || spec.compressRatio() != 1.0)) {
-                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
-                        "the jdk-random generator cannot produce dedup %s or compress %s (its bytes are "
-                                + "incompressible and all distinct): use dedup 1 and compress 1, or another generator",
-                        spec.dedupRatio(), spec.compressRatio()));
+                throw new IllegalArgumentException(jdkRandomRefusal(spec.dedupRatio(), spec.compressRatio()));
             }
             return new StreamingCheckpoint(this);
+        }
+
+        /** Names only the ratios that are not 1, and why each cannot be had, e.g. compress alone. */
+        private static String jdkRandomRefusal(double dedup, double compress) {
+            java.util.List<String> asked = new java.util.ArrayList<>();
+            java.util.List<String> why = new java.util.ArrayList<>();
+            java.util.List<String> use = new java.util.ArrayList<>();
+            if (dedup != 1.0) {
+                asked.add("dedup " + dedup);
+                why.add("all distinct");
+                use.add("dedup 1");
+            }
+            if (compress != 1.0) {
+                asked.add("compress " + compress);
+                why.add("incompressible");
+                use.add("compress 1");
+            }
+            return String.format(java.util.Locale.ROOT, "the jdk-random generator cannot produce %s (its bytes are %s): "
+                    + "use %s, or another generator", String.join(" and ", asked), String.join(" and ", why),
+                    String.join(" and ", use));
         }
     }
 }

@@ -34,12 +34,20 @@ class PoolMisuseTest {
 
     @Test
     void jdkRandomRefusesRatiosItCannotProduce() {
-        for (DataSpec spec : new DataSpec[] {DataSpec.builder().dedupRatio(2).build(),
-                DataSpec.builder().compressRatio(1.5).build()}) {
+        // each message names only the ratio that is not 1 (a compress-only refusal once named "dedup 1.0")
+        java.util.Map<DataSpec, String> refusals = java.util.Map.of(
+                DataSpec.builder().dedupRatio(2).build(), "the jdk-random generator cannot produce dedup 2.0 (its bytes "
+                        + "are all distinct): use dedup 1, or another generator",
+                DataSpec.builder().compressRatio(1.5).build(), "the jdk-random generator cannot produce compress 1.5 "
+                        + "(its bytes are incompressible): use compress 1, or another generator",
+                DataSpec.builder().dedupRatio(2).compressRatio(3).build(), "the jdk-random generator cannot produce "
+                        + "dedup 2.0 and compress 3.0 (its bytes are all distinct and incompressible): use dedup 1 and "
+                        + "compress 1, or another generator");
+        refusals.forEach((spec, message) -> {
             var e = assertThrows(IllegalArgumentException.class,
                     () -> StreamingCheckpoint.builder().spec(spec).source(DataSource.JDK_RANDOM).build());
-            assertTrue(e.getMessage().startsWith("the jdk-random generator cannot produce dedup"), e.getMessage());
-        }
+            assertEquals(message, e.getMessage());
+        });
         StreamingCheckpoint.builder().source(DataSource.JDK_RANDOM).build(); // ratios 1: fine
     }
 }

@@ -135,9 +135,9 @@ public final class BackendsCommand implements Callable<Integer> {
             }
             out.println(JsonWriter.ASCII_LINE.write(m));
         } else {
-            out.printf(Locale.ROOT, "dgen4j backends: %s per backend to %s (%s), %s<backend>.bin, chunk %s, %d writers%n",
-                    ByteSize.format(size), endpointText, local ? "local s3proxy" : "configured endpoint", prefix,
-                    ByteSize.format(options.chunk), options.writers);
+            out.printf(Locale.ROOT, "dgen4j backends: %s per backend to %s (%s), %s<backend>.bin, chunk %s, %s%n",
+                    ByteSize.approx(size), endpointText, local ? "local s3proxy" : "configured endpoint", prefix,
+                    ByteSize.format(options.chunk), Reports.count(options.writers, "writer"));
             Reports.backends(out, runs, best, bestCpu);
             if (plot != null && plotError == null) {
                 out.println("plot: " + plot);

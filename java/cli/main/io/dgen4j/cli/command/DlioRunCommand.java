@@ -4,6 +4,7 @@ import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.StorageBackendOptions;
+import io.dgen4j.cli.report.Reports;
 import io.dgen4j.dlio.CheckpointPlan;
 import io.dgen4j.dlio.DlioConfig;
 import io.dgen4j.dlio.DlioResult;
@@ -92,8 +93,8 @@ public final class DlioRunCommand implements Callable<Integer> {
         DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(storage));
         long atOnce = launch.launched() ? 1 : Math.min(parallel, ranks);
         Limits.memory(Math.multiplyExact(atOnce, (long) c.streaming().numBuffers() * c.streaming().chunkSize()),
-                String.format(Locale.ROOT, "%d rank(s) at once (--parallel), each with checkpoint.streaming.num_buffers "
-                        + "%d x chunk_size %s", atOnce, c.streaming().numBuffers(),
+                String.format(Locale.ROOT, "%s at once (--parallel), each with checkpoint.streaming.num_buffers "
+                        + "%d x chunk_size %s", Reports.count(atOnce, "rank"), c.streaming().numBuffers(),
                         ByteSize.format(c.streaming().chunkSize())), "use a smaller --parallel, chunk_size or num_buffers");
         // under mpirun/srun: one Cluster (MPI where libmpi loads) for the whole command; rank 0 reports
         // the workload as read (a --config path may name different files on different hosts), not
@@ -137,16 +138,16 @@ public final class DlioRunCommand implements Callable<Integer> {
         if (group.alone().isPresent()) {
             scope = "rank " + group.localRanks().get(0) + " alone";
         } else if (group.localRanks().size() == group.size()) {
-            scope = group.size() + " rank(s) in this process";
+            scope = Reports.count(group.size(), "rank") + " in this process";
         } else {
             // every rank's files: the plan's, as many times as the checkpoints
             scope = group.size() + " ranks (all ranks' bytes / the slowest rank's time)";
             saves = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsWrite());
             loads = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsRead());
         }
-        out.printf(Locale.ROOT, "dgen4j: %s: %d files, %d bytes saved at %.3f GB/s, %d files, %d bytes loaded at "
-                        + "%.3f GB/s%s; peak RSS %.1f MiB; outputs in %s%n", scope, saves, r.savedBytes(), r.saveGBps(),
-                loads, r.loadedBytes(), r.loadGBps(), verify ? " (verified)" : "", r.peakRssBytes() / 1048576.0, dir);
+        out.printf(Locale.ROOT, "dgen4j: %s: %s, %d bytes saved at %.3f GB/s, %s, %d bytes loaded at "
+                        + "%.3f GB/s%s; peak RSS %.1f MiB; outputs in %s%n", scope, Reports.count(saves, "file"), r.savedBytes(),
+                r.saveGBps(), Reports.count(loads, "file"), r.loadedBytes(), r.loadGBps(), verify ? " (verified)" : "", r.peakRssBytes() / 1048576.0, dir);
     }
 
     /** DLIO's line prefix. */

@@ -7,6 +7,7 @@ import io.dgen4j.cli.option.DataOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.report.Progress;
+import io.dgen4j.cli.report.Reports;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.NodeBuffers;
@@ -151,8 +152,8 @@ public final class GenerateCommand implements Callable<Integer> {
             if (json) {
                 report.println(JsonWriter.ASCII_LINE.write(r));
             } else {
-                report.printf(Locale.ROOT, "generated %s (%d bytes) with the %s generator, %d thread(s)%n",
-                        ByteSize.format(size), size, gen.implementation(), gen.threads());
+                report.printf(Locale.ROOT, "generated %s (%d bytes) with the %s generator, %s%n",
+                        ByteSize.approx(size), size, gen.implementation(), Reports.count(gen.threads(), "thread"));
                 if (plan != null && plan.pinned()) {
                     StringBuilder where = new StringBuilder();
                     for (Numa.Group g : plan.groups()) {

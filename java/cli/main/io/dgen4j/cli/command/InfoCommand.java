@@ -2,6 +2,7 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.Limits;
+import io.dgen4j.cli.report.Reports;
 import io.dgen4j.gen.Numa;
 import io.dgen4j.gen.SystemInfo;
 import io.dgen4j.json.JsonWriter;
@@ -116,15 +117,15 @@ public final class InfoCommand implements Callable<Integer> {
             for (SystemInfo.NumaNode n : nodes) {
                 out.printf("  node %d      cpus %s%s%s%n", n.id(), n.cpus(),
                         n.distances().isEmpty() ? "" : "  distances " + n.distances(),
-                        n.memoryKib().isPresent() ? "  memory " + ByteSize.format(n.memoryKib().getAsLong() * 1024) : "");
+                        n.memoryKib().isPresent() ? "  memory " + ByteSize.approx(n.memoryKib().getAsLong() * 1024) : "");
             }
             if (plan != null) {
-                out.printf("placement     %s, mode %s, %d thread(s)%n",
+                out.printf("placement     %s, mode %s, %s%n",
                         plan.pinned() ? "workers pinned per node" : "not pinned", plan.mode().name().toLowerCase(java.util.Locale.ROOT),
-                        plan.threads());
+                        Reports.count(plan.threads(), "thread"));
                 for (Numa.Group g : plan.groups()) {
                     if (g.node().isPresent()) {
-                        out.printf("  node %d      %d thread(s) on cpus %s%n", g.node().getAsInt(), g.threads(), g.cpus());
+                        out.printf("  node %d      %s on cpus %s%n", g.node().getAsInt(), Reports.count(g.threads(), "thread"), g.cpus());
                     }
                 }
             }

@@ -5,6 +5,7 @@ import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.Main;
 import io.dgen4j.cli.report.Aggregate;
 import io.dgen4j.cli.report.Progress;
+import io.dgen4j.cli.report.Reports;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.json.JsonWriter;
 import io.dgen4j.launch.Cluster;
@@ -391,13 +392,14 @@ final class Ranks implements AutoCloseable {
                         + Long.toUnsignedString(baseSeed) + (sameSeed ? " on every rank" : " mixed with each rank"));
         Aggregate a = g.aggregate();
         for (int r = 0; r < a.ranks(); r++) {
-            out.printf(Locale.ROOT, "  rank %-4d     %s  %s%s  %d thread(s)  %.3f s  %.3f GB/s%s%n", r,
+            out.printf(Locale.ROOT, "  rank %-4d     %s  %s%s  %s  %.3f s  %.3f GB/s%s%n", r,
                     shard(rawTarget, r), ByteSize.approx(a.bytes()[r]),
-                    seeds ? "  seed " + Long.toUnsignedString(g.seeds()[r]) : "", g.threads()[r], a.seconds()[r],
+                    seeds ? "  seed " + Long.toUnsignedString(g.seeds()[r]) : "", Reports.count(g.threads()[r], "thread"), a.seconds()[r],
                     Aggregate.rate(a.bytes()[r], a.seconds()[r]), a.ok()[r] ? "" : "  FAILED");
         }
         if (!a.failed().isEmpty()) {
-            out.printf(Locale.ROOT, "aggregate: unavailable, rank(s) %s failed (their own messages say why)%n", a.failed());
+            out.printf(Locale.ROOT, "aggregate: unavailable, %s %s failed (their own messages say why)%n",
+                    a.failed().size() == 1 ? "rank" : "ranks", a.failed());
             return;
         }
         out.println(a.line(verb));

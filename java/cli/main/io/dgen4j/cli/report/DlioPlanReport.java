@@ -16,7 +16,8 @@ public final class DlioPlanReport {
     public static void print(PrintWriter out, CheckpointPlan plan, Path source, boolean brief) {
         DlioConfig c = plan.config();
         DlioConfig.Parallelism p = c.model().parallelism();
-        out.printf(Locale.ROOT, "DLIO checkpoint plan: %s (%s) at %d ranks%n", c.model().name(), source, plan.ranks());
+        out.printf(Locale.ROOT, "DLIO checkpoint plan: %s (%s) at %s%n", c.model().name(), source,
+                Reports.count(plan.ranks(), "rank"));
         out.printf(Locale.ROOT, "  parameters %d; tensor %d x pipeline %d x data %d; ZeRO stage %d; model %s, optimizer %s%n",
                 plan.parameters(), p.tensor(), p.pipeline(), plan.dataParallelism(), p.zeroStage(),
                 c.model().modelDatatype().yamlName(), c.model().optimizerDatatype().yamlName());

@@ -13,16 +13,22 @@ import java.util.Locale;
 public final class Reports {
     private Reports() {}
 
+    /** {@code n} and the noun, plural unless {@code n} is 1: {@code 1 writer}, {@code 2 writers}, {@code 0 ranks}. */
+    public static String count(long n, String noun) {
+        return n + " " + (n == 1 ? noun : noun + "s");
+    }
+
     public static String mib(long bytes) {
         return String.format(Locale.ROOT, "%.0f MiB", bytes / 1048576.0);
     }
 
     public static void save(PrintWriter out, SaveResult r) {
-        out.printf(Locale.ROOT, "saved %s (%d bytes) to %s%n", ByteSize.format(r.totalBytes()), r.totalBytes(), r.target());
+        out.printf(Locale.ROOT, "saved %s (%d bytes) to %s%n", ByteSize.approx(r.totalBytes()), r.totalBytes(), r.target());
         out.printf(Locale.ROOT, "  backend       %s%n", r.backend());
         out.printf(Locale.ROOT, "  data          %s generator, seed %s%n", r.generator(), r.seed());
-        out.printf(Locale.ROOT, "  pipeline      %d chunks of %s, %d buffers, %d writer(s) in flight, peak %d buffers in use%n",
-                r.chunks(), ByteSize.format(r.chunkSize()), r.buffers(), r.writersInFlight(), r.peakBuffersInUse());
+        out.printf(Locale.ROOT, "  pipeline      %s of %s, %s, %s in flight, peak %s in use%n",
+                count(r.chunks(), "chunk"), ByteSize.format(r.chunkSize()), count(r.buffers(), "buffer"),
+                count(r.writersInFlight(), "writer"), count(r.peakBuffersInUse(), "buffer"));
         out.printf(Locale.ROOT, "  generation    %8.3f s  %7.2f GB/s (fill time only)%n", r.generationSeconds(), r.generationGBps());
         out.printf(Locale.ROOT, "  I/O           %8.3f s  %7.2f GB/s (writes in flight)%n", r.ioSeconds(), r.ioGBps());
         out.printf(Locale.ROOT, "  fsync+rename  %8.3f s%n", r.closeSeconds());
@@ -33,11 +39,11 @@ public final class Reports {
     }
 
     public static void load(PrintWriter out, LoadResult r) {
-        out.printf(Locale.ROOT, "loaded %s (%d bytes) from %s%s%n", ByteSize.format(r.totalBytes()), r.totalBytes(),
+        out.printf(Locale.ROOT, "loaded %s (%d bytes) from %s%s%n", ByteSize.approx(r.totalBytes()), r.totalBytes(),
                 r.target(), r.verified() ? ": every byte verified" : "");
         out.printf(Locale.ROOT, "  backend       %s%n", r.backend());
-        out.printf(Locale.ROOT, "  read          %8.3f s  %7.2f GB/s (reads in flight, %d reader(s))%n",
-                r.readSeconds(), r.readGBps(), r.readersInFlight());
+        out.printf(Locale.ROOT, "  read          %8.3f s  %7.2f GB/s (reads in flight, %s)%n",
+                r.readSeconds(), r.readGBps(), count(r.readersInFlight(), "reader"));
         if (r.verified()) {
             out.printf(Locale.ROOT, "  verify        %8.3f s (%s: regenerate + compare, overlapped with the reads)%n",
                     r.verifySeconds(), r.verifier());
@@ -76,8 +82,8 @@ public final class Reports {
                     e.lastFailure() == null || e.lastFailure().isEmpty() ? "-" : e.lastFailure());
         }
         if (list.size() < all.size()) {
-            out.printf(Locale.ROOT, "    %d more endpoint%s took no request (up, no failure; --json lists every one)%n",
-                    all.size() - list.size(), all.size() - list.size() == 1 ? "" : "s");
+            out.printf(Locale.ROOT, "    %s more took no request (up, no failure; --json lists every one)%n",
+                    count(all.size() - list.size(), "endpoint"));
         }
         out.println("    down: times marked down (connect failure, timeout, 5xx); state when the figures were taken");
     }
@@ -85,7 +91,7 @@ public final class Reports {
     /** The old-vs-new side-by-side table. */
     public static void compare(PrintWriter out, SaveResult streaming, SaveResult old) {
         out.printf(Locale.ROOT, "%-22s %14s %14s%n", "", "old (prealloc)", "new (stream)");
-        row(out, "size", ByteSize.format(old.totalBytes()), ByteSize.format(streaming.totalBytes()));
+        row(out, "size", ByteSize.approx(old.totalBytes()), ByteSize.approx(streaming.totalBytes()));
         row(out, "generation s", f3(old.generationSeconds()), f3(streaming.generationSeconds()));
         row(out, "write s", f3(old.ioSeconds()), f3(streaming.ioSeconds()));
         row(out, "fsync+rename s", f3(old.closeSeconds()), f3(streaming.closeSeconds()));
