@@ -76,7 +76,9 @@ public final class Main implements Callable<Integer> {
      * The CLI prints its own results: dgen4j's logs show from WARN up (INFO with {@code --verbose});
      * the client libraries' (Netty, the AWS SDK and its CRT client, OkHttp), which print stack traces
      * for failures the backends already report in one line, show only with {@code --verbose} (from
-     * WARN up). A level asked for with {@code -Dorg.slf4j.simpleLogger.defaultLogLevel} applies to every logger.
+     * WARN up). dgen4j's own warnings that only lead up to a failure the CLI reports in its one line, or
+     * that the report repeats, show only with {@code --verbose} too ({@link #VERBOSE_WARNINGS}). A level
+     * asked for with {@code -Dorg.slf4j.simpleLogger.defaultLogLevel} applies to every logger.
      */
     static void quietLogs(boolean verbose) {
         // a level asked for with -D applies to every logger, the libraries' included
@@ -87,9 +89,24 @@ public final class Main implements Callable<Integer> {
                 setIfAbsent("org.slf4j.simpleLogger.log." + library, verbose ? "warn" : "off");
             }
         }
+        for (String logger : VERBOSE_WARNINGS) {
+            if (!asked && !verbose) {
+                setIfAbsent("org.slf4j.simpleLogger.log." + logger, "error");
+            }
+        }
         // OkHttp logs through java.util.logging (e.g. "A connection to ... was leaked")
         OKHTTP_LOG.setLevel(verbose ? java.util.logging.Level.WARNING : java.util.logging.Level.OFF);
     }
+
+    /**
+     * dgen4j's loggers whose warnings show only with {@code --verbose} (their errors always): an S3
+     * endpoint marked down (a failed run's one line names each endpoint's cause; a run that goes on
+     * reports it in its endpoint table: times down, state, last failure) and a client that failed to
+     * close. The other warnings show, as they matter while the run goes on: the pure-Java generator in
+     * use, stale temporary files removed, a file changed during its load, a part damaged on its way.
+     */
+    static final List<String> VERBOSE_WARNINGS = List.of("io.dgen4j.s3.internal.Requests",
+            "io.dgen4j.s3.internal.S3Endpoints", "io.dgen4j.minio.MinioClients");
 
     /** Held: java.util.logging forgets the level of a logger nothing references. */
     private static final java.util.logging.Logger OKHTTP_LOG = java.util.logging.Logger.getLogger("okhttp3");
