@@ -1,6 +1,7 @@
 package io.dgen4j.cli;
 
 import io.dgen4j.cli.command.BackendsCommand;
+import io.dgen4j.cli.command.BenchCommand;
 import io.dgen4j.cli.command.CompareCommand;
 import io.dgen4j.cli.command.DlioCommand;
 import io.dgen4j.cli.command.EndpointsCommand;
@@ -31,7 +32,7 @@ import picocli.CommandLine.Command;
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
                 BackendsCommand.class, DlioCommand.class,
                 EndpointsCommand.class,
-                GenerateCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+                GenerateCommand.class, InfoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
 
     /** Runs the command line and exits with its status. */
@@ -145,6 +146,7 @@ public final class Main implements Callable<Integer> {
     private static CommandLine commandLine(Environment env) {
         CommandLine cl = new CommandLine(new Main(), new Factory(env));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setHelpFactory(HelpWrap.FACTORY); // lines broken at spaces, never inside a URL or a file name
         // No @argument-files: a target may start with '@', and picocli reports an unreadable
         // argument file with a stack trace.
         cl.setExpandAtFiles(false);

@@ -33,7 +33,8 @@ class CliDocTest {
         assertEquals(List.of(), commands.get(0));
         for (List<String> expected : List.of(List.of("quickstart"), List.of("save"), List.of("load"),
                 List.of("compare"), List.of("backends"), List.of("dlio"), List.of("dlio", "plan"),
-                List.of("dlio", "run"), List.of("endpoints"), List.of("generate"), List.of("info"), List.of("help"))) {
+                List.of("dlio", "run"), List.of("endpoints"), List.of("generate"), List.of("info"), List.of("bench"),
+                List.of("help"))) {
             assertTrue(commands.contains(expected), expected + " missing from " + commands);
         }
         String reference = CliDoc.reference();

@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
                 + "unknown."},
         footerHeading = "%nExit status:%n", footer = {
                 "  0    every endpoint is up",
-                "  2    bad arguments (an offending endpoint entry, no bucket, no backend to probe with)",
+                "  2    bad arguments (an offending endpoint entry, no bucket, no backend)",
                 "  3    at least one endpoint is down, or did not answer within the deadline"})
 public final class EndpointsCommand implements Callable<Integer> {
     private final Environment env;
@@ -80,8 +80,8 @@ public final class EndpointsCommand implements Callable<Integer> {
     int parallel;
 
     @Option(names = "--backend", paramLabel = "NAME",
-            description = "The S3 backend whose client probes: aws, crt or minio (default: the best installed; or "
-                    + StorageBackendOptions.BACKEND_VAR + ").")
+            description = "The S3 backend whose client probes: aws, crt or minio (default: "
+                    + StorageBackendOptions.BACKEND_VAR + ", else the first of aws, crt, minio that is installed).")
     String backend;
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")

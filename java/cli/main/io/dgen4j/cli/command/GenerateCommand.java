@@ -39,8 +39,8 @@ import picocli.CommandLine.Spec;
 /** {@code dgen4j generate}: writes a stream to a file, to stdout, or nowhere (to time generation). */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generate a data stream with exact dedup and compression ratios.",
-                "Writes to --out FILE, to stdout with --out -, or only fills memory without --out.",
-                "Prints the generation rate and the seed (give --seed to reproduce a run)."})
+                "Writes to --out FILE, to stdout with --out -, or only fills memory without --out. Prints the"
+                        + " generation rate and the seed (give --seed to reproduce a run)."})
 public final class GenerateCommand implements Callable<Integer> {
     private final Environment env;
 

@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
 /** {@code dgen4j save}: a streaming checkpoint with bounded memory. */
 @Command(name = "save", mixinStandardHelpOptions = true,
         description = {"Save a streaming checkpoint of generated data with a fixed memory footprint.",
-                "TARGET is a path or file:// (O_DIRECT where the filesystem allows it) or direct:// (O_DIRECT demanded),",
-                "or s3://bucket/key (credentials and endpoint from AWS_* variables or .env; see docs/S3.md)."})
+                "TARGET is a path or file:// (O_DIRECT where the filesystem allows it), direct:// (O_DIRECT"
+                        + " demanded), or s3://bucket/key (credentials and endpoint from AWS_* variables or .env;"
+                        + " see docs/S3.md)."})
 public final class SaveCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -57,8 +58,8 @@ public final class SaveCommand implements Callable<Integer> {
     @Mixin
     StorageBackendOptions backend;
 
-    @Option(names = "--same-seed", description = {"Under mpirun/srun: every rank uses the same seed (--seed, else rank 0's),",
-            "so all shards hold the same stream. Default: the seed mixed with the rank, so every shard differs."})
+    @Option(names = "--same-seed", description = "Under mpirun/srun: every rank uses the same seed (--seed, else rank 0's),"
+            + " so all shards hold the same stream. Default: the seed mixed with the rank, so every shard differs.")
     boolean sameSeed;
 
     @Override

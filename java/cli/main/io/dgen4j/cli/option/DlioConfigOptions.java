@@ -25,8 +25,8 @@ public final class DlioConfigOptions {
     Integer ranks;
 
     @Parameters(paramLabel = "OVERRIDE", arity = "0..*",
-            description = "Hydra-style overrides: ++workload.checkpoint.checkpoint_folder=/mnt/ckpt, "
-                    + "workload.model.parallelism.zero_stage=3, ...")
+            description = "Hydra-style overrides of the config's keys, e.g. ++workload.checkpoint.checkpoint_folder=/ckpt "
+                    + "or workload.model.parallelism.zero_stage=3.")
     List<String> overrides = new ArrayList<>();
 
     /** The config with its overrides; warnings go to {@code err}. */

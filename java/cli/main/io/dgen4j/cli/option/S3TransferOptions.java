@@ -16,20 +16,20 @@ import picocli.CommandLine.Option;
  */
 public final class S3TransferOptions {
     @Option(names = "--part-size", paramLabel = "SIZE", converter = ByteSizeConverter.class,
-            description = {"S3 multipart part size of a save, 5MiB to 5GiB; the chunk size must be a multiple of it",
-                    "(default: the chunk size; over " + S3Settings.PART_SIZE_VAR + ")."})
+            description = "S3 multipart part size of a save, 5MiB to 5GiB; the chunk size must be a multiple of it"
+                    + " (default: the chunk size; over " + S3Settings.PART_SIZE_VAR + ").")
     Long partSize;
 
     @Option(names = "--checksums", paramLabel = "MODE", converter = ModeConverter.class,
-            description = {"S3 checksums: crc32c (default: each part's CRC32C in a header, the object's full-object",
-                    "CRC32C checked by the store and on load), when_required (none: for stores that refuse them) or",
-                    "full (the client library's own, with trailers; over " + S3Settings.CHECKSUMS_VAR + ")."})
+            description = "S3 checksums: crc32c (default: each part's CRC32C in a header, the object's full-object"
+                    + " CRC32C checked by the store and on load), when_required (none: for stores that refuse them)"
+                    + " or full (the client library's own, with trailers); over " + S3Settings.CHECKSUMS_VAR + ".")
     S3Settings.ChecksumMode checksums;
 
     @Option(names = "--s3-timeouts", paramLabel = "SPEC",
-            description = {"S3 waits: connect=, first-byte=, idle= and retry= (how long a failing request is retried),",
-                    "any of them, e.g. first-byte=30s,idle=15s (default connect=5s,first-byte=10s,idle=10s,",
-                    "retry=10s; over " + S3Timeouts.VAR + ", whose values it changes)."})
+            description = "S3 waits: connect=, first-byte=, idle= and retry= (how long a failing request is retried),"
+                    + " any of them, e.g. first-byte=30s,idle=15s (default connect=5s,first-byte=10s,idle=10s,retry=10s;"
+                    + " over " + S3Timeouts.VAR + ", whose values it changes).")
     String timeouts;
 
     /** Whether any of these options was given. */

@@ -21,8 +21,8 @@ public final class StorageBackendOptions {
     public static final String BACKEND_VAR = "DGEN4J_S3_BACKEND";
 
     @Option(names = "--backend", paramLabel = "NAME",
-            description = "Storage backend: file, or for s3:// targets aws, crt or minio (default: the best installed; or "
-                    + BACKEND_VAR + ").")
+            description = "Storage backend: file, or for s3:// targets aws, crt or minio (default: " + BACKEND_VAR
+                    + ", else the first of aws, crt, minio that is installed).")
     String backend;
 
     @Mixin
