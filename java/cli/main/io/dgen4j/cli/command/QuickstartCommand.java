@@ -211,12 +211,12 @@ public final class QuickstartCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
                 info.usableCpus());
         out.println();
-        out.printf(Locale.ROOT, "1. streaming save   %s in %.2f s = %.2f GB/s  [%s]%n", ByteSize.format(s.totalBytes()),
+        out.printf(Locale.ROOT, "1. streaming save   %s in %.2f s = %.2f GB/s  [%s]%n", ByteSize.approx(s.totalBytes()),
                 s.totalSeconds(), s.totalGBps(), s.backend());
         out.printf(Locale.ROOT, "   generation %.2f GB/s, I/O %.2f GB/s, fsync %.3f s, bottleneck %s, peak RSS %s%n",
                 s.generationGBps(), s.ioGBps(), s.closeSeconds(), s.bottleneck(), Reports.mib(s.peakRssBytes()));
         out.printf(Locale.ROOT, "2. verified load    %s in %.2f s = %.2f GB/s, every byte matched the seed %s stream%n",
-                ByteSize.format(l.totalBytes()), l.totalSeconds(), l.totalGBps(), s.seed());
+                ByteSize.approx(l.totalBytes()), l.totalSeconds(), l.totalGBps(), s.seed());
         out.println("3. old vs new");
         Reports.compare(out, c.streaming(), c.old());
         if (plot != null && plotDrawn) {
@@ -228,7 +228,7 @@ public final class QuickstartCommand implements Callable<Integer> {
                 out.println("Part 2, object storage: skipped (" + s3.skipped() + ")");
             } else {
                 out.printf(Locale.ROOT, "Part 2, object storage: %s per backend to %s (%s), %s<backend>.bin, "
-                        + "chunk %s%n", ByteSize.format(s3.size()), s3.endpoint(), s3.local()
+                        + "chunk %s%n", ByteSize.approx(s3.size()), s3.endpoint(), s3.local()
                                 ? "a local s3proxy started for this run" : "the configured endpoint", s3.prefix(),
                         ByteSize.format(s3.chunk()));
                 Reports.backends(out, s3.runs(), S3Backends.bestMBps(s3.runs()), S3Backends.bestCpu(s3.runs()));
