@@ -388,8 +388,8 @@ public final class DlioRun {
         List<Integer> failed = java.util.stream.IntStream.range(0, all.length)
                 .filter(r -> all[r] != null && !all[r].ok()).boxed().toList();
         if (!failed.isEmpty()) {
-            throw new IOException(String.format(Locale.ROOT, "%s: rank(s) %s failed (their own messages say why); "
-                    + "rank %d stops with them", key, failed, ranks.get(0)));
+            throw new IOException(String.format(Locale.ROOT, "%s: %s %s failed (their own messages say why); "
+                    + "rank %d stops with them", key, failed.size() == 1 ? "rank" : "ranks", failed, ranks.get(0)));
         }
         double sizeGiB = CheckpointPlan.gib(plan.totalBytes());
         for (int k = 0; k < ranks.size(); k++) {
