@@ -11,7 +11,6 @@ module io.dgen4j.cli {
     requires io.dgen4j.dlio;
     requires info.picocli;
     requires org.slf4j;
-    requires com.fasterxml.jackson.core;
     requires org.knowm.xchart;
     requires java.desktop;
 

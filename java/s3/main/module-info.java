@@ -8,7 +8,6 @@
  */
 module io.dgen4j.s3 {
     requires transitive io.dgen4j;
-    requires com.fasterxml.jackson.core;
     requires org.slf4j;
     requires java.net.http;
     // only for RoutedClient, which the aws and crt client modules (that bring the SDK) use

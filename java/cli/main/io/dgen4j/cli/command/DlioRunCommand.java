@@ -1,19 +1,19 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.StorageBackendOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.dlio.CheckpointPlan;
 import io.dgen4j.dlio.DlioConfig;
 import io.dgen4j.dlio.DlioResult;
 import io.dgen4j.dlio.DlioRun;
 import io.dgen4j.dlio.RankGroup;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -103,7 +103,7 @@ public final class DlioRunCommand implements Callable<Integer> {
         try (Ranks launched = Ranks.open(command, env, Map.of("workload", workload))) {
             RankGroup group = launch.launched() ? RankGroup.of(launched.cluster()) : RankGroup.inProcess(ranks);
             DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
-                    .withThreads(launched.threads(threads))
+                    .withThreads(launched.threads(threads)).withEnvironment(env.variables())
                     .withCustomize(b -> storage.apply(b).resetPeakRss(true)) // each file's peak RSS from its start
                     .withLog(json ? line -> { } : line -> {
                         out.println(line);
@@ -126,7 +126,7 @@ public final class DlioRunCommand implements Callable<Integer> {
     /** Rank 0's closing lines: DLIO's [METRIC] block, then ours (or summary.json's object with --json). */
     private void print(PrintWriter out, DlioResult r, Path dir, RankGroup group) {
         if (json) {
-            out.println(Json.write(r.summary()));
+            out.println(JsonWriter.ASCII_LINE.write(r.summary()));
             return;
         }
         out.println(DlioResultLines.timestamped("Averaged metric over all steps/epochs"));

@@ -4,25 +4,27 @@ import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.gen.SystemInfo;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -54,7 +56,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Parent directory for the run (default: TEST_CHECKPOINT_DIR or the temp dir).")
     Path dir;
 
-    @Option(names = "--size", converter = ByteSize.class,
+    @Option(names = "--size", converter = ByteSizeConverter.class,
             description = "Checkpoint size (default 1GiB, or TEST_SIZE_GB gigabytes).")
     Long size;
 
@@ -131,7 +133,7 @@ public final class QuickstartCommand implements Callable<Integer> {
             }
             S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
             if (json) {
-                Map<String, Object> m = Json.object();
+                Map<String, Object> m = new LinkedHashMap<>();
                 m.put("save", saved.toMap());
                 m.put("load", loaded.toMap());
                 m.put("compareStreaming", cmp.streaming().toMap());
@@ -143,7 +145,7 @@ public final class QuickstartCommand implements Callable<Integer> {
                     m.put("plotError", plotError);
                 }
                 m.put("s3", s3 == null ? null : s3.toMap());
-                out.println(Json.write(m));
+                out.println(JsonWriter.ASCII_LINE.write(m));
             } else {
                 part2(out, s3);
             }
@@ -171,7 +173,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     record S3Part(String endpoint, boolean local, String prefix, long size, long chunk, List<S3Backends.Run> runs,
                   String skipped) {
         Map<String, Object> toMap() {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             if (skipped != null) {
                 m.put("skipped", skipped);
                 return m;
@@ -220,8 +222,8 @@ public final class QuickstartCommand implements Callable<Integer> {
         return new S3Part(null, false, null, 0, 0, List.of(), why);
     }
 
-    private static void header(PrintWriter out, Path work, String note) {
-        SystemInfo info = SystemInfo.current();
+    private void header(PrintWriter out, Path work, String note) {
+        SystemInfo info = SystemInfo.current(env.variables());
         out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
                 info.usableCpus());
         if (note != null) {
@@ -276,7 +278,7 @@ public final class QuickstartCommand implements Callable<Integer> {
         String gb = env.get("TEST_SIZE_GB");
         if (gb != null && !gb.isBlank()) {
             try {
-                return ByteSize.parse(gb.trim() + "GiB");
+                return ByteSizeConverter.parse(gb.trim() + "GiB");
             } catch (picocli.CommandLine.TypeConversionException e) {
                 throw new IllegalArgumentException("TEST_SIZE_GB=" + gb + " is not a size in GiB: " + e.getMessage());
             }
