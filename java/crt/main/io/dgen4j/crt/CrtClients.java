@@ -128,6 +128,9 @@ final class CrtClients {
      * @throws IOException when the settings cannot be used by this client (no credentials, a CA
      *                     bundle), or the CRT refuses them
      */
+    /** The shortest throughput-monitor interval the CRT takes, in whole seconds. */
+    static final int MIN_STALL_SECONDS = 2;
+
     static S3AsyncClient open(S3Settings s, int inFlight, String target) throws IOException {
         Optional<String> problem = runtimeProblem();
         if (problem.isPresent()) {
@@ -140,9 +143,10 @@ final class CrtClients {
         int connections = Math.max(inFlight, s.maxInFlight().orElse(inFlight)) + CONTROL_REQUESTS;
         // The CRT times every wait with one monitor: a connection moving less than 1 byte/s for
         // this many whole seconds (the wait for the answer included) is dropped; the larger of the
-        // first-byte and idle timeouts, rounded up.
+        // first-byte and idle timeouts, rounded up, and at least the 2 s the CRT accepts (it refuses
+        // to build a client with a 1 s interval: --s3-timeouts idle=1s,first-byte=1s).
         S3Timeouts t = s.timeouts();
-        Duration stall = Duration.ofSeconds(Math.max(1, (t.read().toMillis() + 999) / 1000));
+        Duration stall = Duration.ofSeconds(Math.max(MIN_STALL_SECONDS, (t.read().toMillis() + 999) / 1000));
         S3CrtAsyncClientBuilder b = S3AsyncClient.crtBuilder()
                 .credentialsProvider(StaticCredentialsProvider.create(credentials(s)))
                 .region(Region.of(s.region()))

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3Timeouts;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.s3.spi.S3Transport.FailureKind;
 import io.dgen4j.s3.spi.S3Transport.ObjectHead;
@@ -143,6 +144,17 @@ class CrtTransportTest {
             MemorySegment back = arena.allocate(data.byteSize(), 4096);
             assertEquals(data.byteSize(), transport.getRange(where, 0, back, head.etag()).get());
             assertArrayEquals(bytes(data), bytes(back));
+        }
+    }
+
+    /** The CRT refuses a throughput monitor under 2 s: one-second waits still make a working client. */
+    @Test
+    void oneSecondTimeoutsMakeAWorkingClient() throws Exception {
+        S3Settings quick = S3.settings().toBuilder()
+                .timeouts(S3Timeouts.parse("first-byte=1s,idle=1s", "--s3-timeouts", S3Timeouts.DEFAULTS)).build();
+        try (S3Transport t = factory().open(quick)) {
+            t.headBucket(S3.bucket()).get();
+            assertTrue(t.headObject(at("t/absent.bin")).get().isEmpty());
         }
     }
 
