@@ -197,13 +197,13 @@ public abstract class S3FailoverContract {
         Thread back = Thread.ofPlatform().start(() -> {
             try {
                 Thread.sleep(1000);
-                S3.start(1);
+                S3.start(0);
             } catch (Exception ex) {
                 throw new IllegalStateException(ex);
             }
         });
         try {
-            storage.close(); // every gateway still down: it waits (up to 60 s) until gateway 1 takes the abort
+            storage.close(); // every gateway still down: it waits (up to 60 s) until gateway 0 takes the abort
         } finally {
             back.join();
         }

@@ -602,9 +602,6 @@ class S3DriverTest {
             S3Endpoints a = one.pool(c, s, null);
             S3Endpoints b = two.pool(c, s, null);
             assertFalse(a == b, "each session opens its own pool");
-            a.all().getFirst().transport();
-            b.all().getFirst().transport();
-            assertEquals(2, c.transports.size(), "and its own transports");
             assertFalse(a.all().getFirst().health() == b.all().getFirst().health(), "and judges endpoints itself");
             long now = System.nanoTime();
             assertTrue(a.all().getFirst().health().failed(EndpointHealth.Admission.NORMAL, "refused", now));
