@@ -92,10 +92,11 @@ public final class StreamingCheckpoint {
             return storage.forTarget(target, backend);
         }
 
+        /** Closes a session of its own; one with an upload left open keeps aborting it in the background (bounded). */
         @Override
         public void close() {
             if (own) {
-                storage.close();
+                storage.closeInBackground();
             }
         }
     }

@@ -206,6 +206,23 @@ public final class Storage implements AutoCloseable {
     }
 
     /**
+     * {@link #close()} without keeping the caller: at once when nothing is left open, else from a
+     * daemon thread of its own, so that the backends keep aborting what a failure left open (up to
+     * {@link #abortWait()}) while the caller goes on. What a one-off save or load opened for itself
+     * is closed this way.
+     */
+    public void closeInBackground() {
+        if (closed) {
+            return;
+        }
+        if (uploadsLeftOpen().isEmpty()) {
+            close();
+        } else {
+            Thread.ofPlatform().daemon().name("dgen4j-storage-close").start(this::close);
+        }
+    }
+
+    /**
      * Waits up to {@code wait} for the uploads a failure left open to be aborted (an interrupt ends
      * the wait and stays set), then closes every backend of the session; returns the uploads still
      * open, for the caller to report ({@link #abortCommands()} still answers after the close).

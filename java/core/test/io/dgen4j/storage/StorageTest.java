@@ -74,6 +74,13 @@ class StorageTest {
     }
 
     @Test
+    void closingInTheBackgroundWithNothingLeftOpenClosesAtOnce() {
+        Storage storage = Storage.open(Map.of(), dir);
+        storage.closeInBackground();
+        assertTrue(storage.isClosed());
+    }
+
+    @Test
     void theAbortWaitIsReadFromTheSessionsEnvironment() {
         try (Storage s = Storage.open(Map.of(Storage.ABORT_WAIT_VAR, " 7 "), dir)) {
             assertEquals(Duration.ofSeconds(7), s.abortWait());
