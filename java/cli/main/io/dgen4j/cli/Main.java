@@ -108,7 +108,9 @@ public final class Main implements Callable<Integer> {
 
     /**
      * Runs the command line with the given output streams; returns the exit status
-     * ({@link ExitCodes}). Never throws: every failure becomes one line on {@code err}.
+     * ({@link ExitCodes}). Never throws: every failure becomes one line on {@code err}. The command
+     * runs with a storage session of its own, closed before this returns (after a bounded wait for the
+     * uploads a failure left open: {@link #abortUploadsLeftOpen}).
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
         return run(args, out, err, System.getenv());
