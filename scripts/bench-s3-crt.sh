@@ -8,15 +8,9 @@
 # AWS_ENDPOINT_URL is set (then AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and BUCKET name the store).
 # Usage: scripts/bench-s3-crt.sh [sizeMiB=512] [chunkMiB=32] [writers=2] [rounds=2]
 #
-# `scripts/bench-s3-crt.sh plain [sizeMiB] [partMiB] [inFlight] [rounds]` measures instead the crt
-# backend's streaming save against a plain multipart upload through the same CRT-based client of
-# the same bytes generated in memory beforehand (io.dgen4j.crt.CrtSaveVsPlainUpload, one JVM).
+# The crt backend's streaming save against a plain multipart upload through the CRT-based client of
+# the same bytes generated in memory beforehand (one JVM) is `./dgen4j bench s3 --backend crt`.
 set -euo pipefail
-mode=compare
-if [ "${1:-}" = plain ]; then
-  mode=plain
-  shift
-fi
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/find-jdk.sh
 source "$here/scripts/find-jdk.sh"
@@ -30,18 +24,9 @@ cd "$here"
 # shellcheck source=scripts/s3-bench.sh
 source "$here/scripts/s3-bench.sh"
 s3proxy_jar="$here/java/crt/target/s3proxy/s3proxy.jar"
-if [ "$mode" = plain ]; then
-  NATIVE_SKIP=true dgen4j_bench_build java/crt # the package above built the native library
-fi
 tmp="$(mktemp -d)"
 trap 'dgen4j_bench_s3proxy_stop; rm -rf "$tmp"' EXIT
 dgen4j_bench_s3proxy "$s3proxy_jar"
-if [ "$mode" = plain ]; then
-  "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx1g -cp "$bench_cp" io.dgen4j.crt.CrtSaveVsPlainUpload \
-    "$AWS_ENDPOINT_URL" "${BUCKET:-bench}" "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" "${1:-512}" "${2:-32}" \
-    "${3:-2}" "${4:-4}"
-  exit 0
-fi
 : > "$tmp/runs"
 for r in $(seq 1 "$rounds"); do
   if [ $((r % 2)) -eq 1 ]; then order="crt aws"; else order="aws crt"; fi

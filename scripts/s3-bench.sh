@@ -1,19 +1,6 @@
-# Sourced by the S3 benchmarks (scripts/bench-s3-*.sh), after find-jdk.sh, with $here the checkout
-# and JAVA_HOME set: builds a module's test classes and starts a local s3proxy when no store is
-# configured. NATIVE_SKIP=true reuses the native library already built.
-
-# Builds MODULE's test classes (java/aws, ...) and sets bench_cp to their class path with its
-# test dependencies, and s3proxy_jar to the s3proxy jar its test build fetches.
-dgen4j_bench_build() {
-  local m="$1"
-  (cd "$here" && ./build -q -DskipTests -Dnative.skip="${NATIVE_SKIP:-false}" -pl "$m" -am test-compile \
-    dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test) >&2
-  s3proxy_jar="$here/$m/target/s3proxy/s3proxy.jar"
-  if [ ! -f "$s3proxy_jar" ]; then
-    (cd "$here" && ./build -q -pl "$m" -am process-test-resources -DskipTests -Dnative.skip="${NATIVE_SKIP:-false}") >&2
-  fi
-  bench_cp="$here/$m/target/test-classes:$here/$m/target/classes:$(cat "$here/$m/target/bench-classpath.txt")"
-}
+# Sourced by scripts/bench-s3-crt.sh (CLI processes side by side), after find-jdk.sh, with $here the
+# checkout and JAVA_HOME set: starts a local s3proxy when no store is configured. (The in-process
+# S3 benchmarks, `./dgen4j bench s3`, start theirs themselves.)
 
 # Unless AWS_ENDPOINT_URL is set (then AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and BUCKET name the
 # store), starts the s3proxy jar $1 on a free 127.0.0.1 port (filesystem backend in a temporary

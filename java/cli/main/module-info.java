@@ -7,10 +7,10 @@ module io.dgen4j.cli {
     requires java.logging; // to quiet OkHttp's logger (Main.quietLogs)
     requires io.dgen4j;
     requires io.dgen4j.s3;
+    requires io.dgen4j.s3.local;
     requires io.dgen4j.dlio;
     requires info.picocli;
     requires org.slf4j;
-    requires com.fasterxml.jackson.core;
     requires org.knowm.xchart;
     requires java.desktop;
 

@@ -8,7 +8,6 @@ module io.dgen4j.dlio {
     requires transitive io.dgen4j;
     requires org.snakeyaml.engine;
     requires org.slf4j;
-    requires com.fasterxml.jackson.core;
 
     exports io.dgen4j.dlio;
 }

@@ -8,11 +8,15 @@
  */
 module io.dgen4j.s3 {
     requires transitive io.dgen4j;
-    requires com.fasterxml.jackson.core;
     requires org.slf4j;
     requires java.net.http;
     // no module-info nor Automatic-Module-Name in 2.2.2: the name derives from the jar's file name
     requires HdrHistogram;
+    // only for RoutedClient, which the aws and crt client modules (that bring the SDK) use
+    requires static software.amazon.awssdk.services.s3;
+    requires static software.amazon.awssdk.awscore;
+    requires static software.amazon.awssdk.core;
+    requires static software.amazon.awssdk.endpoints;
 
     // the API: settings, targets, the provider
     exports io.dgen4j.s3;

@@ -1,6 +1,7 @@
 package io.dgen4j.aws;
 
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.internal.RoutedClient;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.IOException;

@@ -1,13 +1,9 @@
 package io.dgen4j.bench;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,7 +27,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 /**
  * {@code ./dgen4j bench}: runs {@link FillBenchmark} and {@link FfmOverheadBenchmark} with JMH and
  * prints GB/s side by side and the ratios of the goals; {@code --json} prints one JSON array of
- * {@code {"name","bytes","threads","gbps"}} instead.
+ * {@code {"name","bytes","threads","gbps"}} instead. {@code ./dgen4j bench s3 ...} runs the S3
+ * benchmarks instead ({@link S3Bench}).
  *
  * <pre>
  * ./dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2] [--numa-node N]
@@ -56,8 +53,6 @@ public final class BenchMain {
         NAMES.put("throughJava", "native-ffm-call");
         NAMES.put("insideRust", "native-in-rust");
     }
-
-    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     /** One measured case. */
     record Case(String name, long bytes, int threads, double gbps) {}
@@ -165,6 +160,10 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("s3")) {
+            S3Bench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         // Usage errors exit 2 with one line, before JMH starts (a zero thread count or size used to
         // hang or fail in the forked JVM with a stack trace).
         Args a;
@@ -176,7 +175,7 @@ public final class BenchMain {
             return;
         }
         if (a.help()) {
-            System.out.println("usage: dgen4j bench [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
+            System.out.println("usage: dgen4j bench [s3 ...] [--quick] [--json] [--sizes 64KiB,32MiB,1GiB] [--threads 1,2]"
                     + " [--numa-node N] [--warmup N] [--iterations N] [--time SECONDS] [--forks N]"
                     + " [--cases " + String.join(",", NAMES.values()) + "]");
             return;
@@ -255,7 +254,7 @@ public final class BenchMain {
 
     /**
      * The cases as a JSON array of {@code {"name","bytes","threads","gbps"}}, one per line, written
-     * by jackson-core: names escaped, bytes exact, GB/s rounded to 3 decimals, a non-finite rate
+     * by core's {@link JsonWriter#ASCII_LINE}: names escaped, bytes exact, GB/s rounded to 3 decimals, a non-finite rate
      * (a failed measurement) as {@code null}.
      */
     static String json(List<Case> cases) {
@@ -267,23 +266,12 @@ public final class BenchMain {
     }
 
     private static String json(Case c) {
-        StringWriter sw = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(sw)) {
-            g.writeStartObject();
-            g.writeStringField("name", c.name);
-            g.writeNumberField("bytes", c.bytes);
-            g.writeNumberField("threads", c.threads);
-            g.writeFieldName("gbps");
-            if (Double.isFinite(c.gbps)) {
-                g.writeNumber(Math.round(c.gbps * 1000.0) / 1000.0);
-            } else {
-                g.writeNull();
-            }
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException("writing the benchmark JSON failed: " + e.getMessage(), e);
-        }
-        return sw.toString();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", c.name);
+        m.put("bytes", c.bytes);
+        m.put("threads", c.threads);
+        m.put("gbps", Double.isFinite(c.gbps) ? Math.round(c.gbps * 1000.0) / 1000.0 : null);
+        return JsonWriter.ASCII_LINE.write(m);
     }
 
     /** The last-level cache size from sysfs (0 when unknown). */

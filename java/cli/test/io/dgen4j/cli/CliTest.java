@@ -4,10 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.Streams;
+import io.dgen4j.unit.ByteSize;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -85,12 +86,12 @@ class CliTest {
 
     @Test
     void sizesParse() {
-        assertEquals(1L << 30, ByteSize.parse("1GiB"));
-        assertEquals(256L << 20, ByteSize.parse("256MiB"));
-        assertEquals(32L << 20, ByteSize.parse("32M"));
-        assertEquals(10_000_000_000L, ByteSize.parse("10GB"));
-        assertEquals(1536L << 20, ByteSize.parse("1.5GiB"));
-        assertEquals(4096, ByteSize.parse("4096"));
+        assertEquals(1L << 30, ByteSizeConverter.parse("1GiB"));
+        assertEquals(256L << 20, ByteSizeConverter.parse("256MiB"));
+        assertEquals(32L << 20, ByteSizeConverter.parse("32M"));
+        assertEquals(10_000_000_000L, ByteSizeConverter.parse("10GB"));
+        assertEquals(1536L << 20, ByteSizeConverter.parse("1.5GiB"));
+        assertEquals(4096, ByteSizeConverter.parse("4096"));
         assertEquals("1.00 GiB", ByteSize.format(1L << 30));
     }
 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.dgen4j.s3.internal.LocalS3Proxy;
+import io.dgen4j.s3.local.LocalS3Proxy;
 import io.dgen4j.s3.S3ProxyExtension;
 import java.io.IOException;
 import java.nio.file.Files;

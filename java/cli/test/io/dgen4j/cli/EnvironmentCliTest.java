@@ -51,4 +51,13 @@ class EnvironmentCliTest {
         assertEquals(ExitCodes.USAGE, r.code(), r.err());
         assertTrue(r.err().contains("TEST_SIZE_GB=abc is not a size in GiB"), r.err());
     }
+
+    @Test
+    void infosLocalRanksAreTheGivenEnvironmentsLauncherVariables() {
+        CliRun r = CliRun.of(Map.of("OMPI_COMM_WORLD_LOCAL_SIZE", "3"), "info", "--json");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(3L, JsonRead.object(r.out()).get("localRanks"));
+        r = CliRun.of(Map.of(), "info", "--json");
+        assertEquals(1L, JsonRead.object(r.out()).get("localRanks"), "one run's variable does not stay for the next");
+    }
 }

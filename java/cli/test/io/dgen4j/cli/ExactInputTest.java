@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.checkpoint.CheckpointException;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.AccessDeniedException;
@@ -19,21 +20,21 @@ import picocli.CommandLine;
 class ExactInputTest {
     @Test
     void sizesAreExactIntegers() {
-        assertEquals(1536L << 20, ByteSize.parse("1.5GiB"));
-        assertEquals(512, ByteSize.parse("0.5KiB"));
-        assertEquals(1_500_000_000L, ByteSize.parse("1.5GB"));
-        assertEquals(Long.MAX_VALUE, ByteSize.parse("9223372036854775807"));
-        assertEquals(7L << 60, ByteSize.parse("7EiB"));
-        assertEquals(3L << 50, ByteSize.parse("3 PiB"));
-        assertEquals(0, ByteSize.parse("0"));
+        assertEquals(1536L << 20, ByteSizeConverter.parse("1.5GiB"));
+        assertEquals(512, ByteSizeConverter.parse("0.5KiB"));
+        assertEquals(1_500_000_000L, ByteSizeConverter.parse("1.5GB"));
+        assertEquals(Long.MAX_VALUE, ByteSizeConverter.parse("9223372036854775807"));
+        assertEquals(7L << 60, ByteSizeConverter.parse("7EiB"));
+        assertEquals(3L << 50, ByteSizeConverter.parse("3 PiB"));
+        assertEquals(0, ByteSizeConverter.parse("0"));
         // 1.1 MiB is 1153433.6 bytes: not a whole number, refused rather than rounded.
         for (String bad : new String[] {"1.1MiB", "1.5B", "0.1", "9223372036854775808", "8EiB", "10EB", "1e3",
                 "-1", "", "1 2", "1.GiB", ".5GiB", "1,024MiB", "12 parsecs", "0x10"}) {
-            assertThrows(CommandLine.TypeConversionException.class, () -> ByteSize.parse(bad), bad);
+            assertThrows(CommandLine.TypeConversionException.class, () -> ByteSizeConverter.parse(bad), bad);
         }
-        var e = assertThrows(CommandLine.TypeConversionException.class, () -> ByteSize.parse("1.1MiB"));
+        var e = assertThrows(CommandLine.TypeConversionException.class, () -> ByteSizeConverter.parse("1.1MiB"));
         assertEquals("'1.1MiB' is not a whole number of bytes (1153433.6)", e.getMessage());
-        var big = assertThrows(CommandLine.TypeConversionException.class, () -> ByteSize.parse("8EiB"));
+        var big = assertThrows(CommandLine.TypeConversionException.class, () -> ByteSizeConverter.parse("8EiB"));
         assertEquals("'8EiB' is too large: sizes must be below 2^63 bytes (8 EiB)", big.getMessage());
     }
 
@@ -56,10 +57,10 @@ class ExactInputTest {
             if (v < 0) {
                 continue;
             }
-            assertEquals(v, ByteSize.parse(ByteSize.format(v)), ByteSize.format(v));
+            assertEquals(v, ByteSizeConverter.parse(ByteSize.format(v)), ByteSize.format(v));
         }
-        assertEquals(Long.MAX_VALUE, ByteSize.parse(ByteSize.format(Long.MAX_VALUE)));
-        assertEquals(1234L << 20, ByteSize.parse(Reports.mib(1234L << 20)), "the MiB figures of reports parse too");
+        assertEquals(Long.MAX_VALUE, ByteSizeConverter.parse(ByteSize.format(Long.MAX_VALUE)));
+        assertEquals(1234L << 20, ByteSizeConverter.parse(Reports.mib(1234L << 20)), "the MiB figures of reports parse too");
     }
 
     @Test

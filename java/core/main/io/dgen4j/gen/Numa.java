@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
@@ -133,15 +134,53 @@ public final class Numa {
         }
     }
 
-    /** MPI ranks on this host ({@code OMPI_COMM_WORLD_LOCAL_SIZE}, {@code MPI_LOCALNRANKS}, {@code MV2_COMM_WORLD_LOCAL_SIZE}; else 1). */
-    public static int localRanks() {
-        return NativeLibrary.isAvailable() ? dgen4j_h.dgen4j_local_ranks() : JavaFallback.localRanks();
+    /** The launchers' variables of the ranks on one host, in the order they are read. */
+    private static final List<String> LOCAL_RANK_VARIABLES =
+            List.of("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_SIZE");
+
+    /**
+     * MPI ranks on this host as the variables of {@code env} say: the first of
+     * {@code OMPI_COMM_WORLD_LOCAL_SIZE}, {@code MPI_LOCALNRANKS}, {@code MV2_COMM_WORLD_LOCAL_SIZE} that is
+     * a positive count, else 1 (the native core's rule).
+     */
+    public static int localRanks(Map<String, String> env) {
+        for (String v : LOCAL_RANK_VARIABLES) {
+            String s = env.get(v);
+            if (s != null) {
+                try {
+                    int n = Integer.parseInt(s.trim());
+                    if (n > 0) {
+                        return n;
+                    }
+                } catch (NumberFormatException e) {
+                    // not a count: try the next variable
+                }
+            }
+        }
+        return 1;
     }
 
-    /** The default thread count: CPUs this process may use / {@link #localRanks()}, at least 1. */
+    /** The default thread count {@code env} gives: CPUs this process may use / {@link #localRanks(Map)}, at least 1. */
+    public static int defaultThreads(Map<String, String> env) {
+        return Math.max(1, usableCpus() / localRanks(env));
+    }
+
+    /** CPUs this process may run on: its affinity mask (the twin: the JVM's available processors). */
+    static int usableCpus() {
+        return NativeLibrary.isAvailable() ? dgen4j_h.dgen4j_affinity_cpus() : Runtime.getRuntime().availableProcessors();
+    }
+
+    /**
+     * {@link #localRanks(Map)} of this process's own environment, which the native core reads for a
+     * generator of default threads: the default of generators and pipelines given no thread count.
+     */
+    public static int localRanks() {
+        return NativeLibrary.isAvailable() ? dgen4j_h.dgen4j_local_ranks() : localRanks(System.getenv());
+    }
+
+    /** {@link #defaultThreads(Map)} of this process's own environment (see {@link #localRanks()}). */
     public static int defaultThreads() {
-        return NativeLibrary.isAvailable() ? dgen4j_h.dgen4j_default_threads()
-                : Math.max(1, Runtime.getRuntime().availableProcessors() / JavaFallback.localRanks());
+        return NativeLibrary.isAvailable() ? dgen4j_h.dgen4j_default_threads() : defaultThreads(System.getenv());
     }
 
     /** The native kernel in use and why, e.g. {@code "avx2 (cpu supports avx2)"}; {@code "java-vector (...)"} or {@code "java-scalar (...)"} for the twin. */
@@ -206,27 +245,5 @@ public final class Numa {
             out.add(Integer.parseInt(p.trim()));
         }
         return List.copyOf(out);
-    }
-
-    /** The twin's reading of the MPI variables (same rule as the native core). */
-    static final class JavaFallback {
-        private JavaFallback() {}
-
-        static int localRanks() {
-            for (String v : new String[] {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_SIZE"}) {
-                String s = System.getenv(v);
-                if (s != null) {
-                    try {
-                        int n = Integer.parseInt(s.trim());
-                        if (n > 0) {
-                            return n;
-                        }
-                    } catch (NumberFormatException e) {
-                        // not a count: try the next variable
-                    }
-                }
-            }
-            return 1;
-        }
     }
 }

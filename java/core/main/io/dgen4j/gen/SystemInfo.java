@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -26,8 +27,8 @@ import java.util.stream.Stream;
  * @param usableCpus     CPUs this process may run on (its affinity mask)
  * @param numaNodes      NUMA nodes with their CPUs, from sysfs (one node 0 when sysfs has none)
  * @param dispatch       the generation kernel and why ({@link Numa#dispatch()})
- * @param localRanks     MPI ranks on this host ({@link Numa#localRanks()})
- * @param defaultThreads the default thread count ({@link Numa#defaultThreads()})
+ * @param localRanks     MPI ranks on this host ({@link Numa#localRanks(Map)} of the environment given)
+ * @param defaultThreads the default thread count ({@link Numa#defaultThreads(Map)} of the environment given)
  * @param plan           the pinning plan of a default native generator (empty for the twin)
  * @param twin           the pure-Java twin this JVM runs ({@code "java-vector"} or {@code "java-scalar"})
  * @param twinDetail     why: the Vector API and its vector size, or why it is not used
@@ -47,8 +48,16 @@ public record SystemInfo(String implementation, Optional<String> nativeSource, O
      */
     public record NumaNode(int id, List<Integer> cpus, List<Integer> distances, OptionalLong memoryKib) {}
 
-    /** Reads the current process's view. */
+    /** {@link #current(Map)} with this process's own environment variables. */
     public static SystemInfo current() {
+        return current(System.getenv());
+    }
+
+    /**
+     * Reads this process's view; the ranks on this host (and so the default thread count) are those the
+     * launcher's variables in {@code env} say.
+     */
+    public static SystemInfo current(Map<String, String> env) {
         boolean nat = NativeLibrary.isAvailable();
         List<String> features = List.of();
         int cpus = Runtime.getRuntime().availableProcessors();
@@ -69,7 +78,7 @@ public record SystemInfo(String implementation, Optional<String> nativeSource, O
         String twin = JavaGenerator.defaultImplementation();
         return new SystemInfo(nat ? "native" : twin, NativeLibrary.source(),
                 NativeLibrary.failure().map(Throwable::getMessage), features, cpus, nodes,
-                Numa.dispatch(), Numa.localRanks(), Numa.defaultThreads(), plan, twin, JavaGenerator.vectorStatus());
+                Numa.dispatch(), Numa.localRanks(env), Numa.defaultThreads(env), plan, twin, JavaGenerator.vectorStatus());
     }
 
     /**

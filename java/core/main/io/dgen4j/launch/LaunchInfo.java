@@ -54,7 +54,10 @@ public record LaunchInfo(int rank, int size, int localRank, int localSize, Strin
                 launcher) : "a single process (no launcher)";
     }
 
-    /** {@link #fromEnvironment(Map)} of this process's environment. */
+    /**
+     * {@link #fromEnvironment(Map)} of this process's own environment: for an embedder that is the launched
+     * process; code handed an environment (the CLI's commands) calls {@link #fromEnvironment(Map)} with it.
+     */
     public static LaunchInfo current() {
         return fromEnvironment(System.getenv());
     }

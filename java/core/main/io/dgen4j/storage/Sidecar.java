@@ -1,5 +1,7 @@
 package io.dgen4j.storage;
 
+import io.dgen4j.json.JsonReader;
+import io.dgen4j.json.JsonWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -99,8 +101,8 @@ final class Sidecar {
     static Doc parse(byte[] json, String where) throws IOException {
         Object root;
         try {
-            root = JsonText.parse(json);
-        } catch (JsonText.SyntaxException e) {
+            root = JsonReader.parse(json);
+        } catch (JsonReader.SyntaxException e) {
             throw new IOException(String.format("%s is not valid JSON: %s", where, e.getMessage()), e);
         }
         if (!(root instanceof Map<?, ?> top)) {
@@ -113,38 +115,44 @@ final class Sidecar {
 
     /** The JSON of a sidecar. */
     static byte[] write(Entry current, boolean pending, Optional<Entry> previous) {
-        StringBuilder out = new StringBuilder(512);
-        out.append('{');
-        writeEntry(out, current);
+        Map<String, Object> doc = object(current);
         if (pending) {
-            out.append(",\"").append(PENDING).append("\":true");
+            doc.put(PENDING, true);
         }
-        if (previous.isPresent()) {
-            out.append(",\"").append(PREVIOUS).append("\":{");
-            writeEntry(out, previous.get());
-            out.append('}');
-        }
-        out.append("}\n");
-        return out.toString().getBytes(StandardCharsets.UTF_8);
+        previous.ifPresent(p -> doc.put(PREVIOUS, object(p)));
+        return (JsonWriter.LINE.write(doc) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void writeEntry(StringBuilder out, Entry e) {
-        int start = out.length();
-        for (Map.Entry<String, Object> f : e.metadata().entrySet()) {
-            if (out.length() > start) {
-                out.append(',');
+    private static Map<String, Object> object(Entry e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        e.metadata().forEach((key, v) -> {
+            if (key.equals(FILE) || key.equals(PENDING) || key.equals(PREVIOUS)) {
+                // the reader would refuse the document (a duplicate field) or take it for the sidecar's own
+                throw new IllegalArgumentException("metadata key " + key + " is the manifest's own");
             }
-            JsonText.writeString(out, f.getKey());
-            out.append(':');
-            JsonText.writeScalar(out, f.getKey(), f.getValue());
-        }
+            switch (v) {
+                case String s -> { }
+                case Long l -> { }
+                case Integer i -> { }
+                case Boolean b -> { }
+                case Double d -> {
+                    if (d.isNaN() || d.isInfinite()) {
+                        throw new IllegalArgumentException("metadata value of " + key + " is " + d
+                                + ": JSON has no such number");
+                    }
+                }
+                default -> throw new IllegalArgumentException("metadata value of " + key
+                        + " must be a String, Long, Integer, Double or Boolean, got " + v.getClass());
+            }
+            m.put(key, v);
+        });
         if (e.inode().isPresent()) {
-            if (out.length() > start) {
-                out.append(',');
-            }
-            out.append("\"").append(FILE).append("\":{\"inode\":").append(e.inode().getAsLong())
-                    .append(",\"size\":").append(e.size()).append('}');
+            Map<String, Object> file = new LinkedHashMap<>();
+            file.put("inode", e.inode().getAsLong());
+            file.put("size", e.size());
+            m.put(FILE, file);
         }
+        return m;
     }
 
     /** The fields of one object level. */
@@ -173,7 +181,8 @@ final class Sidecar {
                 continue; // unknown nested fields are ignored
             }
             if (v != null && !(v instanceof List<?>)) { // JSON null: as if absent; arrays are ignored
-                f.metadata.put(name, v);
+                // an integer beyond 64 bits is kept as its text, which Manifest reads as it reads any number in text
+                f.metadata.put(name, v instanceof java.math.BigInteger b ? b.toString() : v);
             }
         }
         return f;

@@ -161,6 +161,24 @@ class NumaTest {
         assertEquals(List.of("1", String.valueOf(cpus), String.valueOf(cpus)), List.of(r));
         r = probe(Map.of("OMPI_COMM_WORLD_SIZE", "16", "PMI_SIZE", "16"));
         assertEquals("1", r[0], "the world size is not the local rank count");
+        r = probe(Map.of("OMPI_COMM_WORLD_LOCAL_SIZE", "x", "MPI_LOCALNRANKS", " 3 ", "MV2_COMM_WORLD_LOCAL_SIZE", "5"));
+        assertEquals("3", r[0], "a variable that is not a count is passed over");
+    }
+
+    @Test
+    void localRanksAndDefaultThreadsOfAGivenEnvironmentNotTheProcesss() {
+        int cpus = SystemInfo.current().usableCpus();
+        assertEquals(1, Numa.localRanks(Map.of()));
+        assertEquals(4, Numa.localRanks(Map.of("OMPI_COMM_WORLD_LOCAL_SIZE", "4", "MPI_LOCALNRANKS", "2")));
+        assertEquals(2, Numa.localRanks(Map.of("OMPI_COMM_WORLD_LOCAL_SIZE", "0", "MPI_LOCALNRANKS", "2")));
+        assertEquals(7, Numa.localRanks(Map.of("OMPI_COMM_WORLD_LOCAL_SIZE", "-1", "MV2_COMM_WORLD_LOCAL_SIZE", "7")));
+        assertEquals(1, Numa.localRanks(Map.of("OMPI_COMM_WORLD_SIZE", "64", "PMI_SIZE", "64")));
+        assertEquals(cpus, Numa.defaultThreads(Map.of()));
+        assertEquals(Math.max(1, cpus / 2), Numa.defaultThreads(Map.of("MPI_LOCALNRANKS", "2")));
+        assertEquals(1, Numa.defaultThreads(Map.of("MPI_LOCALNRANKS", String.valueOf(cpus + 1))));
+        SystemInfo info = SystemInfo.current(Map.of("OMPI_COMM_WORLD_LOCAL_SIZE", "2"));
+        assertEquals(2, info.localRanks());
+        assertEquals(Math.max(1, cpus / 2), info.defaultThreads());
     }
 
     /** Prints {@code localRanks defaultThreads affinityCpus} and the threads of a default generator. */
@@ -171,6 +189,13 @@ class NumaTest {
                 if (gen.threads() != Numa.defaultThreads()) {
                     throw new AssertionError("default generator threads " + gen.threads() + " != " + Numa.defaultThreads());
                 }
+            }
+            // the Java rule over the variables agrees with the native core's reading of the process's own
+            if (Numa.localRanks(System.getenv()) != Numa.localRanks()
+                    || Numa.defaultThreads(System.getenv()) != Numa.defaultThreads()) {
+                throw new AssertionError("Java rule " + Numa.localRanks(System.getenv()) + "/"
+                        + Numa.defaultThreads(System.getenv()) + " != native " + Numa.localRanks() + "/"
+                        + Numa.defaultThreads());
             }
             System.out.println(Numa.localRanks() + " " + Numa.defaultThreads() + " " + SystemInfo.current().usableCpus());
         }

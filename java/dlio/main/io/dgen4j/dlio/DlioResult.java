@@ -1,6 +1,8 @@
 package io.dgen4j.dlio;
 
+import io.dgen4j.json.JsonWriter;
 import java.io.IOException;
+import java.io.Writer;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +28,7 @@ public final class DlioResult {
     private final CheckpointPlan plan;
     private final RankGroup group;
     private final String folder;
+    private final String hostname;
     private final LocalDateTime start;
     private final LocalDateTime end;
     private final double seconds;
@@ -35,12 +38,13 @@ public final class DlioResult {
     private final long peakRssBytes;
     private final boolean verified;
 
-    DlioResult(CheckpointPlan plan, RankGroup group, String folder, LocalDateTime start, LocalDateTime end,
-               double seconds, List<DlioRun.RankStats> ranks, List<DlioRun.FileResult> files,
+    DlioResult(CheckpointPlan plan, RankGroup group, String folder, String hostname, LocalDateTime start,
+               LocalDateTime end, double seconds, List<DlioRun.RankStats> ranks, List<DlioRun.FileResult> files,
                List<DlioRun.StepWall> walls, long peakRssBytes, boolean verified) {
         this.plan = plan;
         this.group = group;
         this.folder = folder;
+        this.hostname = hostname;
         this.start = start;
         this.end = end;
         this.seconds = seconds;
@@ -133,7 +137,7 @@ public final class DlioResult {
         s.put("start", timestamp(start));
         s.put("num_accelerators", plan.ranks());
         s.put("num_hosts", group.hosts());
-        s.put("hostname", hostname());
+        s.put("hostname", hostname);
         Map<String, Object> metric = new LinkedHashMap<>();
         List<Double> saveIo = new ArrayList<>();
         List<Double> saveDur = new ArrayList<>();
@@ -269,7 +273,7 @@ public final class DlioResult {
         epoch.put("start", timestamp(start));
         epoch.put("end", timestamp(end));
         o.put("1", epoch);
-        o.put("hostname", hostname());
+        o.put("hostname", hostname);
         CheckpointPlan.RankPlan p = plan.rank(rank);
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("tensorRank", p.tensorRank());
@@ -370,13 +374,22 @@ public final class DlioResult {
         Files.createDirectories(dir);
         List<Path> written = new ArrayList<>();
         for (DlioRun.RankStats r : ranks) {
-            written.add(JsonFiles.write(dir.resolve(r.rank() + "_per_epoch_stats.json"), perEpochStats(r.rank())));
-            written.add(JsonFiles.write(dir.resolve(r.rank() + "_output.json"), rankOutput(r.rank())));
+            written.add(writeJson(dir.resolve(r.rank() + "_per_epoch_stats.json"), perEpochStats(r.rank())));
+            written.add(writeJson(dir.resolve(r.rank() + "_output.json"), rankOutput(r.rank())));
         }
         if (group.hostsRankZero()) {
-            written.add(JsonFiles.write(dir.resolve("summary.json"), summary()));
+            written.add(writeJson(dir.resolve("summary.json"), summary()));
         }
         return written;
+    }
+
+    /** {@code value} indented as DLIO's files are, and a newline, into {@code file} (replaced). */
+    private static Path writeJson(Path file, Object value) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file)) {
+            JsonWriter.INDENTED.write(value, w);
+            w.write('\n');
+        }
+        return file;
     }
 
     static double mean(List<Double> v) {
@@ -401,11 +414,17 @@ public final class DlioResult {
         return Math.round(v * 1e4) / 1e4;
     }
 
-    static String hostname() {
+    /** This host's name; where it does not resolve, {@code HOSTNAME} of {@code env}, else {@code localhost}. */
+    static String hostname(Map<String, String> env) {
+        return hostname(() -> InetAddress.getLocalHost().getHostName(), env);
+    }
+
+    /** The name {@code resolve} gives; when it fails, {@code HOSTNAME} of {@code env}, else {@code localhost}. */
+    static String hostname(java.util.concurrent.Callable<String> resolve, Map<String, String> env) {
         try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            String h = System.getenv("HOSTNAME");
+            return resolve.call();
+        } catch (Exception e) {
+            String h = env.get("HOSTNAME");
             return h != null ? h : "localhost";
         }
     }

@@ -58,10 +58,14 @@ public final class DlioRun {
      * @param source    what generates the bytes
      * @param customize applied to each file's builder last (the CLI's S3 settings, ...)
      * @param log       DLIO-style output lines, as rank 0 prints them
+     * @param environment the launcher's variables ({@code HOSTNAME} names the host in DLIO's files when the
+     *                  host's own name does not resolve); the CLI passes its environment
      */
     public record Options(boolean verify, int parallel, int threads, long seed, DataSource source,
-                          UnaryOperator<StreamingCheckpoint.Builder> customize, Consumer<String> log) {
+                          UnaryOperator<StreamingCheckpoint.Builder> customize, Consumer<String> log,
+                          Map<String, String> environment) {
         public Options {
+            environment = Map.copyOf(environment);
             if (parallel < 1) {
                 throw new IllegalArgumentException("parallel ranks must be at least 1, got " + parallel);
             }
@@ -70,37 +74,41 @@ public final class DlioRun {
             }
         }
 
-        /** Defaults: no verification, up to 4 ranks at once, the process seed, output dropped. */
+        /** Defaults: no verification, up to 4 ranks at once, the process seed, output dropped, no variables. */
         public static Options defaults() {
-            return new Options(false, 4, 0, DataSpec.processSeed(), DataSource.AUTO, b -> b, line -> { });
+            return new Options(false, 4, 0, DataSpec.processSeed(), DataSource.AUTO, b -> b, line -> { }, Map.of());
         }
 
         public Options withVerify(boolean v) {
-            return new Options(v, parallel, threads, seed, source, customize, log);
+            return new Options(v, parallel, threads, seed, source, customize, log, environment);
         }
 
         public Options withParallel(int n) {
-            return new Options(verify, n, threads, seed, source, customize, log);
+            return new Options(verify, n, threads, seed, source, customize, log, environment);
         }
 
         public Options withThreads(int n) {
-            return new Options(verify, parallel, n, seed, source, customize, log);
+            return new Options(verify, parallel, n, seed, source, customize, log, environment);
         }
 
         public Options withSeed(long s) {
-            return new Options(verify, parallel, threads, s, source, customize, log);
+            return new Options(verify, parallel, threads, s, source, customize, log, environment);
         }
 
         public Options withSource(DataSource s) {
-            return new Options(verify, parallel, threads, seed, s, customize, log);
+            return new Options(verify, parallel, threads, seed, s, customize, log, environment);
         }
 
         public Options withCustomize(UnaryOperator<StreamingCheckpoint.Builder> c) {
-            return new Options(verify, parallel, threads, seed, source, c, log);
+            return new Options(verify, parallel, threads, seed, source, c, log, environment);
         }
 
         public Options withLog(Consumer<String> l) {
-            return new Options(verify, parallel, threads, seed, source, customize, l);
+            return new Options(verify, parallel, threads, seed, source, customize, l, environment);
+        }
+
+        public Options withEnvironment(Map<String, String> env) {
+            return new Options(verify, parallel, threads, seed, source, customize, log, env);
         }
     }
 
@@ -274,7 +282,8 @@ public final class DlioRun {
             List<FileResult> ordered = new ArrayList<>(files);
             ordered.sort(java.util.Comparator.comparingInt(FileResult::rank).thenComparing(FileResult::operation)
                     .thenComparingInt(FileResult::checkpoint).thenComparing(FileResult::target));
-            return new DlioResult(plan, group, folder, runStart, LocalDateTime.now(),
+            return new DlioResult(plan, group, folder, DlioResult.hostname(options.environment()), runStart,
+                    LocalDateTime.now(),
                     (System.nanoTime() - runStartNanos) / 1e9, List.copyOf(stats.values()), ordered, walls, peak,
                     options.verify());
         } finally {

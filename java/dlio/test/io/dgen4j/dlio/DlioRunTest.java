@@ -289,4 +289,19 @@ class DlioRunTest {
             assertEquals(0, s.count(), "the probe file is removed");
         }
     }
+
+    @Test
+    void theHostNameFallsBackToTheCallersHostnameVariableNotTheProcesss() {
+        assertEquals("resolved", DlioResult.hostname(() -> "resolved", java.util.Map.of("HOSTNAME", "from-env")));
+        java.util.concurrent.Callable<String> unresolvable = () -> {
+            throw new java.net.UnknownHostException("no such host");
+        };
+        assertEquals("from-env", DlioResult.hostname(unresolvable, java.util.Map.of("HOSTNAME", "from-env")));
+        assertEquals("localhost", DlioResult.hostname(unresolvable, java.util.Map.of()));
+        DlioRun.Options o = DlioRun.Options.defaults();
+        assertEquals(java.util.Map.of(), o.environment(), "an embedder's run reads no process variable");
+        o = o.withEnvironment(java.util.Map.of("HOSTNAME", "h")).withVerify(true).withParallel(2).withThreads(1)
+                .withSeed(3).withLog(line -> { }).withCustomize(b -> b);
+        assertEquals(java.util.Map.of("HOSTNAME", "h"), o.environment(), "kept by every with*");
+    }
 }

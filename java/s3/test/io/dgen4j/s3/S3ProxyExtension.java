@@ -1,6 +1,6 @@
 package io.dgen4j.s3;
 
-import io.dgen4j.s3.internal.LocalS3Proxy;
+import io.dgen4j.s3.local.LocalS3Proxy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -186,7 +186,8 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
 
     /** Settings for the first gateway: its endpoint, the test keys, path-style addressing. */
     public S3Settings settings() {
-        return gateways[0].settings();
+        return S3Settings.builder().endpoint(endpoint()).credentials(ACCESS_KEY, SECRET_KEY, null)
+                .region(S3Settings.DEFAULT_REGION).build();
     }
 
     /** Settings for every gateway, as an endpoint set with this strategy. */

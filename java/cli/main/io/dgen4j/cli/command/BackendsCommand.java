@@ -2,23 +2,25 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.report.BackendsPlot;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.storage.StorageProvider;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,10 +34,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j backends}: the same checkpoint through every S3 backend to one endpoint, side by side. */
 @Command(name = "backends", mixinStandardHelpOptions = true,
-        description = {"Save the same generated checkpoint through each installed S3 backend (aws, crt, minio) to one",
-                "endpoint, load it back with --verify, and compare: elapsed, MB/s, client CPU seconds per GiB, copies",
-                "per byte, peak RSS, ratio to the best. The endpoint is the configured one (AWS_ENDPOINT_URL etc., or",
-                ".env), else a local s3proxy started for the run. Objects are deleted afterwards unless --keep."})
+        description = {"Save and load the same checkpoint through each installed S3 backend, and compare them.",
+                "Each backend (aws, crt, minio) saves the same generated checkpoint to one endpoint and loads it back"
+                + " with --verify; the table gives elapsed, MB/s, client CPU seconds per GiB, copies"
+                + " per byte, peak RSS, ratio to the best. The endpoint is the configured one (AWS_ENDPOINT_URL etc., or"
+                + " .env), else a local s3proxy started for the run. Objects are deleted afterwards unless --keep."})
 public final class BackendsCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -52,7 +55,7 @@ public final class BackendsCommand implements Callable<Integer> {
             + "s3proxy s3://" + S3Endpoint.LOCAL_BUCKET + "/dgen4j-backends).")
     String target;
 
-    @Option(names = "--size", defaultValue = "256MiB", converter = ByteSize.class,
+    @Option(names = "--size", defaultValue = "256MiB", converter = ByteSizeConverter.class,
             description = "Checkpoint size per backend (default ${DEFAULT-VALUE}).")
     long size;
 
@@ -109,7 +112,7 @@ public final class BackendsCommand implements Callable<Integer> {
         double best = S3Backends.bestMBps(runs);
         double bestCpu = S3Backends.bestCpu(runs);
         if (json) {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("endpoint", endpointText);
             m.put("localS3proxy", local);
             m.put("prefix", prefix);
@@ -130,7 +133,7 @@ public final class BackendsCommand implements Callable<Integer> {
             if (plotError != null) {
                 m.put("plotError", plotError);
             }
-            out.println(Json.write(m));
+            out.println(JsonWriter.ASCII_LINE.write(m));
         } else {
             out.printf(Locale.ROOT, "dgen4j backends: %s per backend to %s (%s), %s<backend>.bin, chunk %s, %d writers%n",
                     ByteSize.format(size), endpointText, local ? "local s3proxy" : "configured endpoint", prefix,

@@ -1,16 +1,17 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.json.JsonWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -21,8 +22,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j compare}: the old (preallocate) and new (streaming) methods on the same size and disk. */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-        description = {"Save the same checkpoint with the old method (allocate everything, generate, write) and the new",
-                "(streaming), on the same disk, and compare time, throughput and measured peak resident memory."})
+        description = {"Save the same checkpoint with the old method and with the streaming one, and compare them.",
+                "The old method allocates everything, generates, then writes; both run on the same disk, and the"
+                + " table compares time, throughput and measured peak resident memory."})
 public final class CompareCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -37,7 +39,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Directory on the disk under test (default: TEST_CHECKPOINT_DIR or the temp dir).")
     Path dir;
 
-    @Option(names = "--size", defaultValue = "1GiB", converter = ByteSize.class, description = "Checkpoint size (default ${DEFAULT-VALUE}).")
+    @Option(names = "--size", defaultValue = "1GiB", converter = ByteSizeConverter.class, description = "Checkpoint size (default ${DEFAULT-VALUE}).")
     long size;
 
     @Option(names = "--plot", paramLabel = "PNG", converter = FilePath.class, description = {
@@ -65,7 +67,7 @@ public final class CompareCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         String plotError = plot == null ? null : Comparison.drawPlot(plot, o);
         if (json) {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("streaming", o.streaming().toMap());
             m.put("preallocated", o.old().toMap());
             m.put("memoryReduction", (double) o.old().peakRssBytes() / Math.max(1, o.streaming().peakRssBytes()));
@@ -73,7 +75,7 @@ public final class CompareCommand implements Callable<Integer> {
             if (plotError != null) {
                 m.put("plotError", plotError);
             }
-            out.println(Json.write(m));
+            out.println(JsonWriter.ASCII_LINE.write(m));
         } else {
             Reports.compare(out, o.streaming(), o.old());
             if (plot != null && plotError == null) {

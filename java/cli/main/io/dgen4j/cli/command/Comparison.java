@@ -2,7 +2,6 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.report.ComparePlot;
@@ -10,6 +9,7 @@ import io.dgen4j.cli.report.Progress;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProviders;
 import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

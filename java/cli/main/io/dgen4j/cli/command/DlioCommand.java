@@ -5,8 +5,9 @@ import picocli.CommandLine.Command;
 
 /** {@code dgen4j dlio}: DLIO benchmark workloads (plan, run). */
 @Command(name = "dlio", mixinStandardHelpOptions = true,
-        description = {"DLIO benchmark workloads: the checkpoint phase of a DLIO workload YAML, sized, named and",
-                "reported as DLIO does, written with streaming checkpoints. DLIO's \"GB\" are GiB (2^30 bytes)."},
+        description = {"DLIO benchmark workloads: the checkpoint phase of a DLIO workload YAML.",
+                "Files are sized, named and reported as DLIO does, written with streaming checkpoints."
+                + " DLIO's \"GB\" are GiB (2^30 bytes)."},
         subcommands = {DlioPlanCommand.class, DlioRunCommand.class})
 public final class DlioCommand implements Runnable {
     @CommandLine.Spec

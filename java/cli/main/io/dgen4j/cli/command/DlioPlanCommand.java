@@ -4,10 +4,10 @@ import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
 import io.dgen4j.cli.report.DlioPlanReport;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.dlio.CheckpointPlan;
 import io.dgen4j.dlio.DlioConfig;
 import io.dgen4j.dlio.DlioRun;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -54,7 +54,7 @@ public final class DlioPlanCommand implements Callable<Integer> {
         DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(
                 backend.resolve(StorageTarget.parse(DlioRun.folderTarget(c)), env)));
         if (json) {
-            Json.write(plan.toMap(), out); // streamed: a plan of many ranks is not held as one string
+            JsonWriter.ASCII_LINE.write(plan.toMap(), out); // streamed: a plan of many ranks is not held as one string
             out.println();
         } else {
             DlioPlanReport.print(out, plan, config.config, brief);

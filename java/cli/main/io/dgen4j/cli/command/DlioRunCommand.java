@@ -1,19 +1,19 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.option.DlioConfigOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.StorageBackendOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.dlio.CheckpointPlan;
 import io.dgen4j.dlio.DlioConfig;
 import io.dgen4j.dlio.DlioResult;
 import io.dgen4j.dlio.DlioRun;
 import io.dgen4j.dlio.RankGroup;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -29,11 +29,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j dlio run}: a DLIO workload's checkpoint-only workflow with streaming checkpoints. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Run a DLIO workload's checkpoint phase: num_checkpoints_write saves, then num_checkpoints_read loads,",
-                "each file one streaming checkpoint of its exact size; checkpoint.fsync is honoured.",
-                "Under a launcher (mpirun, srun) each rank writes its own files; without one, --ranks N runs",
-                "the N ranks' files in this process (--parallel at a time). Writes summary.json,",
-                "{rank}_output.json and {rank}_per_epoch_stats.json to --output, as DLIO does."})
+        description = {"Run a DLIO workload's checkpoint phase: its saves, then its loads.",
+                "num_checkpoints_write saves, then num_checkpoints_read loads, each file one streaming checkpoint of"
+                + " its exact size; checkpoint.fsync is honoured. Under a launcher (mpirun, srun) each rank writes its"
+                + " own files; without one, --ranks N runs the N ranks' files in this process (--parallel at a time)."
+                + " Writes summary.json, {rank}_output.json and {rank}_per_epoch_stats.json to --output, as DLIO does."})
 public final class DlioRunCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -103,7 +103,7 @@ public final class DlioRunCommand implements Callable<Integer> {
         try (Ranks launched = Ranks.open(command, env, Map.of("workload", workload))) {
             RankGroup group = launch.launched() ? RankGroup.of(launched.cluster()) : RankGroup.inProcess(ranks);
             DlioRun.Options options = DlioRun.Options.defaults().withVerify(verify).withParallel(parallel)
-                    .withThreads(launched.threads(threads))
+                    .withThreads(launched.threads(threads)).withEnvironment(env.variables())
                     .withCustomize(b -> storage.apply(b).resetPeakRss(true)) // each file's peak RSS from its start
                     .withLog(json ? line -> { } : line -> {
                         out.println(line);
@@ -126,7 +126,7 @@ public final class DlioRunCommand implements Callable<Integer> {
     /** Rank 0's closing lines: DLIO's [METRIC] block, then ours (or summary.json's object with --json). */
     private void print(PrintWriter out, DlioResult r, Path dir, RankGroup group) {
         if (json) {
-            out.println(Json.write(r.summary()));
+            out.println(JsonWriter.ASCII_LINE.write(r.summary()));
             return;
         }
         out.println(DlioResultLines.timestamped("Averaged metric over all steps/epochs"));

@@ -5,10 +5,10 @@ import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.StorageBackendOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.s3.EndpointProbes;
 import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.cli.s3.TransportFactories;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.EndpointSet;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
@@ -16,6 +16,7 @@ import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,10 +31,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j endpoints}: the S3 endpoint set as configured, each endpoint probed. */
 @Command(name = "endpoints", mixinStandardHelpOptions = true,
-        description = {"Resolve the S3 endpoint set (" + EndpointSet.URIS_VAR + ", " + EndpointSet.TEMPLATE_VAR
-                + ", " + EndpointSet.FILE_VAR + ", or AWS_ENDPOINT_URL alone; the options below override them) and "
-                + "probe each endpoint through the backend's own client: one unmeasured HEAD of the bucket opens the "
-                + "connection, then --probes measured ones give the latency p50/p99; up, or down with the cause. "
+        description = {"Resolve the S3 endpoint set and probe each endpoint.",
+                "The set comes from " + EndpointSet.URIS_VAR + ", " + EndpointSet.TEMPLATE_VAR
+                + ", " + EndpointSet.FILE_VAR + ", or AWS_ENDPOINT_URL alone; the options below override them); each endpoint is probed"
+                + " through the backend's own client: one unmeasured HEAD of the bucket opens the connection, then --probes measured ones give the latency p50/p99; up, or down with the cause. "
                 + "Up to --parallel endpoints are probed at once, an endpoint's requests one after the other, stopping "
                 + "at its first failure; by --deadline it prints what it found, endpoints not answered by then as "
                 + "unknown."},
@@ -109,7 +110,7 @@ public final class EndpointsCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         Optional<EndpointSet> set = settings.endpointSet();
         if (json) {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("bucket", where.bucket());
             m.put("backend", factory.backend());
             m.put("strategy", set.map(s -> s.strategy().label()).orElse(null));
@@ -122,7 +123,7 @@ public final class EndpointsCommand implements Callable<Integer> {
             m.put("down", down);
             m.put("unknown", late);
             m.put("endpoints", found.stream().map(EndpointProbes.Probe::toMap).toList());
-            out.println(Json.write(m));
+            out.println(JsonWriter.ASCII_LINE.write(m));
         } else {
             out.printf(Locale.ROOT, "dgen4j endpoints: %s, bucket %s, backend %s, %d HEAD-bucket probe%s each%n",
                     describe(set, found.size()), where.bucket(), factory.backend(), probes, probes == 1 ? "" : "s");

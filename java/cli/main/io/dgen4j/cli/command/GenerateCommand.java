@@ -2,17 +2,18 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.DataOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.ProgressOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.NodeBuffers;
 import io.dgen4j.gen.Numa;
 import io.dgen4j.gen.StreamCursor;
+import io.dgen4j.json.JsonWriter;
+import io.dgen4j.unit.ByteSize;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,6 +25,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -49,14 +51,14 @@ public final class GenerateCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;
 
-    @Option(names = "--size", required = true, converter = ByteSize.class,
+    @Option(names = "--size", required = true, converter = ByteSizeConverter.class,
             description = "Stream size, e.g. 1GiB, 256MiB, 10GB.")
     long size;
 
     @Mixin
     DataOptions data;
 
-    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSizeConverter.class,
             description = "Buffer filled and written per step (default ${DEFAULT-VALUE}).")
     long chunk;
 
@@ -129,7 +131,7 @@ public final class GenerateCommand implements Callable<Integer> {
             double total = (System.nanoTime() - start) / 1e9;
             progress.close(); // erased before the report, which may go to the same terminal (--out -)
             double fill = fillNanos / 1e9;
-            Map<String, Object> r = Json.object();
+            Map<String, Object> r = new LinkedHashMap<>();
             r.put("bytes", size);
             r.put("seed", spec.seedString());
             r.put("seedRandom", spec.seedIsRandom());
@@ -147,7 +149,7 @@ public final class GenerateCommand implements Callable<Integer> {
             r.put("totalSeconds", round(total));
             r.put("totalGBps", round(total > 0 ? size / total / 1e9 : 0));
             if (json) {
-                report.println(Json.write(r));
+                report.println(JsonWriter.ASCII_LINE.write(r));
             } else {
                 report.printf(Locale.ROOT, "generated %s (%d bytes) with the %s generator, %d thread(s)%n",
                         ByteSize.format(size), size, gen.implementation(), gen.threads());

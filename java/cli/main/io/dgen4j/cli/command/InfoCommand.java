@@ -1,14 +1,16 @@
 package io.dgen4j.cli.command;
 
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.Limits;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.gen.Numa;
 import io.dgen4j.gen.SystemInfo;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.nativelib.NativeLibrary;
+import io.dgen4j.unit.ByteSize;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -23,9 +25,17 @@ import picocli.CommandLine.Spec;
  * ranks on this host, the NUMA topology and the pinning plan of a generator.
  */
 @Command(name = "info", mixinStandardHelpOptions = true,
-        description = {"Show the generator in use (native core or pure-Java twin), the generation kernel, CPU features,",
-                "NUMA nodes (CPUs, distances, memory) and where a generator's threads would run."})
+        description = {"Show the generator in use, its kernel, the CPU's features and the NUMA nodes.",
+                "The generator is the native core or the pure-Java twin; for each NUMA node: its CPUs, distances and"
+                + " memory, and where a generator's threads would run."})
 public final class InfoCommand implements Callable<Integer> {
+    private final Environment env;
+
+    /** The view of a process whose MPI ranks on this host are those {@code env}'s launcher variables say. */
+    public InfoCommand(Environment env) {
+        this.env = env;
+    }
+
     @Spec
     CommandSpec command;
 
@@ -52,7 +62,7 @@ public final class InfoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Limits.threads(threads);
-        SystemInfo info = SystemInfo.current();
+        SystemInfo info = SystemInfo.current(env.variables());
         List<SystemInfo.NumaNode> nodes = info.numaNodes();
         Numa.Plan plan = info.plan().orElse(null);
         boolean custom = threads != 0 || numaMode != Numa.Mode.AUTO || numaNode != null || sysfsRoot != null
@@ -67,7 +77,7 @@ public final class InfoCommand implements Callable<Integer> {
         }
         PrintWriter out = command.commandLine().getOut();
         if (json) {
-            Map<String, Object> r = Json.object();
+            Map<String, Object> r = new LinkedHashMap<>();
             r.put("generator", info.implementation());
             r.put("nativeSource", info.nativeSource().orElse(null));
             r.put("nativeFailure", info.nativeFailure().orElse(null));
@@ -81,7 +91,7 @@ public final class InfoCommand implements Callable<Integer> {
             r.put("defaultThreads", info.defaultThreads());
             List<Object> ns = new ArrayList<>();
             for (SystemInfo.NumaNode n : nodes) {
-                Map<String, Object> m = Json.object();
+                Map<String, Object> m = new LinkedHashMap<>();
                 m.put("node", n.id());
                 m.put("cpus", n.cpus());
                 m.put("distances", n.distances());
@@ -90,7 +100,7 @@ public final class InfoCommand implements Callable<Integer> {
             }
             r.put("numaNodes", ns);
             r.put("plan", plan == null ? null : planJson(plan));
-            out.println(Json.write(r));
+            out.println(JsonWriter.ASCII_LINE.write(r));
         } else {
             out.printf("generator     %s%n", info.implementation().equals("native")
                     ? "native (Rust core, " + info.nativeSource().orElse("?") + ")"
@@ -124,13 +134,13 @@ public final class InfoCommand implements Callable<Integer> {
     }
 
     static Map<String, Object> planJson(Numa.Plan plan) {
-        Map<String, Object> p = Json.object();
+        Map<String, Object> p = new LinkedHashMap<>();
         p.put("pinned", plan.pinned());
         p.put("mode", plan.mode().name().toLowerCase(java.util.Locale.ROOT));
         p.put("threads", plan.threads());
         List<Object> groups = new ArrayList<>();
         for (Numa.Group g : plan.groups()) {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("node", g.node().isPresent() ? g.node().getAsInt() : null);
             m.put("threads", g.threads());
             m.put("cpus", g.cpus());

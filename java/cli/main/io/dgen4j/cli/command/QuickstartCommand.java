@@ -4,25 +4,27 @@ import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.gen.SystemInfo;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.storage.StorageTarget;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,10 +37,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code dgen4j quickstart}: the main job for a newcomer, on one screen. */
 @Command(name = "quickstart", mixinStandardHelpOptions = true,
-        description = {"The main job: a streaming checkpoint save, a verified load, and the old-vs-new comparison,",
-                "in a temporary directory on local disk (TEST_CHECKPOINT_DIR, else the temp dir); then part 2, object",
-                "storage: a save and a verified load through every installed S3 backend, against the configured",
-                "endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts; then a summary."})
+        description = {"The main job: save, verify and compare checkpoints on local disk, then on every S3 backend.",
+                "A streaming checkpoint save, a verified load and the old-vs-new comparison run"
+                + " in a temporary directory on local disk (TEST_CHECKPOINT_DIR, else the temp dir); then part 2, object"
+                + " storage: a save and a verified load through every installed S3 backend, against the configured"
+                + " endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts; then a summary."})
 public final class QuickstartCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -53,7 +56,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Parent directory for the run (default: TEST_CHECKPOINT_DIR or the temp dir).")
     Path dir;
 
-    @Option(names = "--size", converter = ByteSize.class,
+    @Option(names = "--size", converter = ByteSizeConverter.class,
             description = "Checkpoint size (default 1GiB, or TEST_SIZE_GB gigabytes).")
     Long size;
 
@@ -113,7 +116,7 @@ public final class QuickstartCommand implements Callable<Integer> {
             S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
             PrintWriter out = command.commandLine().getOut();
             if (json) {
-                Map<String, Object> m = Json.object();
+                Map<String, Object> m = new LinkedHashMap<>();
                 m.put("save", saved.toMap());
                 m.put("load", loaded.toMap());
                 m.put("compareStreaming", cmp.streaming().toMap());
@@ -125,7 +128,7 @@ public final class QuickstartCommand implements Callable<Integer> {
                     m.put("plotError", plotError);
                 }
                 m.put("s3", s3 == null ? null : s3.toMap());
-                out.println(Json.write(m));
+                out.println(JsonWriter.ASCII_LINE.write(m));
             } else {
                 summary(out, work, saved, loaded, cmp, plotError == null, s3);
             }
@@ -153,7 +156,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     record S3Part(String endpoint, boolean local, String prefix, long size, long chunk, List<S3Backends.Run> runs,
                   String skipped) {
         Map<String, Object> toMap() {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             if (skipped != null) {
                 m.put("skipped", skipped);
                 return m;
@@ -204,7 +207,7 @@ public final class QuickstartCommand implements Callable<Integer> {
 
     private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, Comparison.Outcome c,
             boolean plotDrawn, S3Part s3) {
-        SystemInfo info = SystemInfo.current();
+        SystemInfo info = SystemInfo.current(env.variables());
         out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
                 info.usableCpus());
         out.println();
@@ -240,7 +243,7 @@ public final class QuickstartCommand implements Callable<Integer> {
         String gb = env.get("TEST_SIZE_GB");
         if (gb != null && !gb.isBlank()) {
             try {
-                return ByteSize.parse(gb.trim() + "GiB");
+                return ByteSizeConverter.parse(gb.trim() + "GiB");
             } catch (picocli.CommandLine.TypeConversionException e) {
                 throw new IllegalArgumentException("TEST_SIZE_GB=" + gb + " is not a size in GiB: " + e.getMessage());
             }

@@ -4,15 +4,16 @@ import io.dgen4j.cli.BuildVersion;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.Main;
 import io.dgen4j.cli.report.Aggregate;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.launch.Cluster;
 import io.dgen4j.launch.CpuBudget;
 import io.dgen4j.launch.LaunchInfo;
 import io.dgen4j.launch.Mpi;
 import io.dgen4j.launch.Shards;
 import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -362,7 +363,7 @@ final class Ranks implements AutoCloseable {
         boolean seeds = g.seeds() != null;
         if (!launch.launched()) {
             if (json) {
-                out.println(Json.write(own));
+                out.println(JsonWriter.ASCII_LINE.write(own));
             } else {
                 ownText.run();
             }
@@ -376,7 +377,7 @@ final class Ranks implements AutoCloseable {
             m.put("launch", launchMap());
             m.put("perRank", cluster.coordinated() ? perRank(rawTarget, g, seeds) : null);
             m.put("aggregate", cluster.coordinated() ? g.aggregate().toMap() : null);
-            out.println(Json.write(m));
+            out.println(JsonWriter.ASCII_LINE.write(m));
             return;
         }
         ownText.run();
@@ -391,7 +392,7 @@ final class Ranks implements AutoCloseable {
         Aggregate a = g.aggregate();
         for (int r = 0; r < a.ranks(); r++) {
             out.printf(Locale.ROOT, "  rank %-4d     %s  %s%s  %d thread(s)  %.3f s  %.3f GB/s%s%n", r,
-                    shard(rawTarget, r), Aggregate.human(a.bytes()[r]),
+                    shard(rawTarget, r), ByteSize.approx(a.bytes()[r]),
                     seeds ? "  seed " + Long.toUnsignedString(g.seeds()[r]) : "", g.threads()[r], a.seconds()[r],
                     Aggregate.rate(a.bytes()[r], a.seconds()[r]), a.ok()[r] ? "" : "  FAILED");
         }

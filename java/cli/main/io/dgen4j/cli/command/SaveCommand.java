@@ -3,7 +3,7 @@ package io.dgen4j.cli.command;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.ProgressOptions;
@@ -39,7 +39,7 @@ public final class SaveCommand implements Callable<Integer> {
     @Parameters(paramLabel = "TARGET", description = "Path, file://, direct:// or s3://bucket/key URI of the checkpoint.")
     String target;
 
-    @Option(names = "--size", required = true, converter = ByteSize.class, description = "Checkpoint size, e.g. 24GiB.")
+    @Option(names = "--size", required = true, converter = ByteSizeConverter.class, description = "Checkpoint size, e.g. 24GiB.")
     long size;
 
     @Option(names = "--old-method", description = "Allocate the whole checkpoint, generate it, then write it (for comparison).")

@@ -5,6 +5,7 @@ import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.FileOptions;
+import io.dgen4j.unit.ByteSize;
 import java.util.Locale;
 import java.util.function.LongConsumer;
 import picocli.CommandLine.Mixin;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Option;
 
 /** The data and pipeline options of the commands that write checkpoints: save, compare and quickstart. */
 public final class CheckpointOptions {
-    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSizeConverter.class,
             description = "Bytes per write, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
     public long chunk;
 

@@ -11,7 +11,7 @@ public final class DataOptions {
     @Option(names = "--compress", defaultValue = "1", description = "Compression ratio, 1 to 146.2857 (1024/7, the format's maximum) (default ${DEFAULT-VALUE}).")
     double compress;
 
-    @Option(names = "--block-size", defaultValue = "" + DataSpec.DEFAULT_BLOCK_SIZE, converter = ByteSize.class,
+    @Option(names = "--block-size", defaultValue = "" + DataSpec.DEFAULT_BLOCK_SIZE, converter = ByteSizeConverter.class,
             description = "Dedup block size, a power of two in [512, 64MiB] (default ${DEFAULT-VALUE}).")
     long blockSize;
 

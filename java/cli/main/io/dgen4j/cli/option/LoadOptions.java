@@ -2,6 +2,7 @@ package io.dgen4j.cli.option;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.storage.FileOptions;
+import io.dgen4j.unit.ByteSize;
 import java.util.function.LongConsumer;
 import picocli.CommandLine.Option;
 
@@ -10,7 +11,7 @@ import picocli.CommandLine.Option;
  * block size) comes from the checkpoint's manifest, so none of the data options is offered.
  */
 public final class LoadOptions {
-    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSize.class,
+    @Option(names = "--chunk", defaultValue = StreamingCheckpoint.DEFAULT_CHUNK, converter = ByteSizeConverter.class,
             description = "Bytes per read, a multiple of 4KiB up to 2GiB (default ${DEFAULT-VALUE}).")
     long chunk;
 

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  * {@value S3Timeouts#VAR}.
  */
 public final class S3TransferOptions {
-    @Option(names = "--part-size", paramLabel = "SIZE", converter = ByteSize.class,
+    @Option(names = "--part-size", paramLabel = "SIZE", converter = ByteSizeConverter.class,
             description = {"S3 multipart part size of a save, 5MiB to 5GiB; the chunk size must be a multiple of it",
                     "(default: the chunk size; over " + S3Settings.PART_SIZE_VAR + ")."})
     Long partSize;

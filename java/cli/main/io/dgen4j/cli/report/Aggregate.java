@@ -86,8 +86,8 @@ public record Aggregate(long[] bytes, double[] seconds, boolean[] ok) {
     /** The aggregate line, e.g. {@code aggregate: 2 ranks saved 8.00 MiB (8388608 bytes) in 0.215 s (slowest rank 1): 0.04 GB/s; per rank min ... GB/s}. */
     public String line(String verb) {
         return String.format(Locale.ROOT, "aggregate: %d ranks %s %s (%d bytes) in %.3f s (slowest rank %d): %.3f GB/s; "
-                        + "per rank min %.3f / median %.3f / max %.3f GB/s", ranks(), verb, human(totalBytes()),
-                totalBytes(), slowestSeconds(), slowestRank(), gbps(), minGBps(), medianGBps(), maxGBps());
+                        + "per rank min %.3f / median %.3f / max %.3f GB/s", ranks(), verb,
+                io.dgen4j.unit.ByteSize.approx(totalBytes()), totalBytes(), slowestSeconds(), slowestRank(), gbps(), minGBps(), medianGBps(), maxGBps());
     }
 
     public Map<String, Object> toMap() {
@@ -101,11 +101,6 @@ public record Aggregate(long[] bytes, double[] seconds, boolean[] ok) {
         m.put("perRankMedianGBps", round(medianGBps()));
         m.put("perRankMaxGBps", round(maxGBps()));
         return m;
-    }
-
-    /** Bytes in the largest binary unit they fill, two decimals: {@code 5.59 GiB}, {@code 8.00 MiB}. */
-    public static String human(long bytes) {
-        return io.dgen4j.unit.ByteSize.approx(bytes);
     }
 
     public static double rate(long bytes, double seconds) {

@@ -1,6 +1,6 @@
 package io.dgen4j.cli.report;
 
-import io.dgen4j.cli.option.ByteSize;
+import io.dgen4j.unit.ByteSize;
 import java.io.PrintStream;
 import java.util.Locale;
 

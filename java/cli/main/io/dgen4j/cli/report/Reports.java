@@ -2,14 +2,14 @@ package io.dgen4j.cli.report;
 
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
-import io.dgen4j.cli.option.ByteSize;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.unit.ByteSize;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 
-/** Text tables of checkpoint results for people (JSON goes through {@link Json}). */
+/** Text tables of checkpoint results for people (JSON goes through {@link io.dgen4j.json.JsonWriter#ASCII_LINE}). */
 public final class Reports {
     private Reports() {}
 

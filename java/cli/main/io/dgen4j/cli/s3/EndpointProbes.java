@@ -1,8 +1,8 @@
 package io.dgen4j.cli.s3;
 
 import io.dgen4j.cli.Errors;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.Progress;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -85,7 +86,7 @@ public final class EndpointProbes {
 
         /** One JSON object: the statistics' fields, then the probe's own. */
         public Map<String, Object> toMap() {
-            Map<String, Object> m = Json.object();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.putAll(statistics().toMap());
             m.put("probesOk", ok);
             m.put("failureKind", kind == null ? null : kind.name().toLowerCase(Locale.ROOT));

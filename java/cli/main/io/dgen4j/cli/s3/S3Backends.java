@@ -8,8 +8,8 @@ import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.Errors;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.option.CheckpointOptions;
-import io.dgen4j.cli.report.Json;
 import io.dgen4j.cli.report.Progress;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -209,7 +210,7 @@ public final class S3Backends {
 
     /** One run as a JSON object. */
     public static Map<String, Object> toMap(Run r, double bestMBps, double bestCpu) {
-        Map<String, Object> m = Json.object();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("backend", r.backend());
         m.put("target", r.target());
         m.put("available", r.unavailable() == null);

@@ -2,9 +2,9 @@ package io.dgen4j.cli.s3;
 
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.EndpointOptions;
-import io.dgen4j.s3.internal.LocalS3Proxy;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.local.LocalS3Proxy;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -103,7 +103,8 @@ public final class S3Endpoint implements AutoCloseable {
             }
         }, "dgen4j-s3proxy-stop");
         Runtime.getRuntime().addShutdownHook(hook);
-        S3Endpoint e = new S3Endpoint(proxy.settings(), at, proxy, hook, closed);
+        S3Endpoint e = new S3Endpoint(S3Settings.builder().endpoint(proxy.endpoint())
+                .credentials(proxy.accessKey(), proxy.secretKey(), null).region(S3Settings.DEFAULT_REGION).build(), at, proxy, hook, closed);
         try {
             proxy.createBucket(at[0]);
         } catch (IOException | RuntimeException ex) {

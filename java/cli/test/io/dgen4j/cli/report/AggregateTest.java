@@ -3,6 +3,7 @@ package io.dgen4j.cli.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.dgen4j.unit.ByteSize;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -45,11 +46,11 @@ class AggregateTest {
 
     @Test
     void sizesAreInTheLargestUnitTheyFill() {
-        assertEquals("0 B", Aggregate.human(0));
-        assertEquals("1023 B", Aggregate.human(1023));
-        assertEquals("1.00 KiB", Aggregate.human(1024));
-        assertEquals("8.00 MiB", Aggregate.human(8L << 20));
-        assertEquals("1.50 GiB", Aggregate.human(3L << 29));
+        assertEquals("0 B", ByteSize.approx(0));
+        assertEquals("1023 B", ByteSize.approx(1023));
+        assertEquals("1.00 KiB", ByteSize.approx(1024));
+        assertEquals("8.00 MiB", ByteSize.approx(8L << 20));
+        assertEquals("1.50 GiB", ByteSize.approx(3L << 29));
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.Where;
 import io.dgen4j.cli.JsonRead;
+import io.dgen4j.json.JsonWriter;
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -76,7 +77,7 @@ class EndpointReportTest {
 
     @Test
     void theJsonCarriesEveryEndpoint() {
-        Map<String, Object> m = JsonRead.object(Json.write(save(List.of(A, B)).toMap()));
+        Map<String, Object> m = JsonRead.object(JsonWriter.ASCII_LINE.write(save(List.of(A, B)).toMap()));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> list = (List<Map<String, Object>>) m.get("endpoints");
         assertEquals(2, list.size());
@@ -84,7 +85,7 @@ class EndpointReportTest {
         assertEquals(2L, ((Number) list.get(1).get("markedDown")).longValue());
         assertEquals(250.125, ((Number) list.get(1).get("p99Millis")).doubleValue());
         assertEquals("down", list.get(1).get("state"));
-        Map<String, Object> l = JsonRead.object(Json.write(load(List.of(A, B)).toMap()));
+        Map<String, Object> l = JsonRead.object(JsonWriter.ASCII_LINE.write(load(List.of(A, B)).toMap()));
         assertEquals(2, ((List<?>) l.get("endpoints")).size());
     }
 }

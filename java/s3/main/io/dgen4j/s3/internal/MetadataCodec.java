@@ -1,15 +1,9 @@
 package io.dgen4j.s3.internal;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import io.dgen4j.json.JsonReader;
+import io.dgen4j.json.JsonWriter;
 import java.io.IOException;
-import java.io.StringWriter;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -33,12 +27,6 @@ public final class MetadataCodec {
     /** S3 limits user metadata to 2 KiB (names and values, in UTF-8). */
     public static final int MAX_BYTES = 2048;
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .enable(JsonWriteFeature.ESCAPE_NON_ASCII)
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(2).maxStringLength(MAX_BYTES).build())
-            .build();
-
     private MetadataCodec() {}
 
     /**
@@ -48,27 +36,21 @@ public final class MetadataCodec {
      *         Boolean, or the entry would exceed S3's 2 KiB of user metadata
      */
     public static String encode(Map<String, Object> metadata) {
-        StringWriter out = new StringWriter(256);
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            g.writeStartObject();
-            for (Map.Entry<String, Object> f : metadata.entrySet()) {
-                String k = f.getKey();
-                switch (f.getValue()) {
-                    case String s -> g.writeStringField(k, s);
-                    case Long l -> g.writeNumberField(k, l);
-                    case Integer i -> g.writeNumberField(k, i.longValue());
-                    case Double d when Double.isFinite(d) -> g.writeNumberField(k, d);
-                    case Boolean b -> g.writeBooleanField(k, b);
-                    case null -> throw new IllegalArgumentException("metadata value of " + k + " is null");
-                    default -> throw new IllegalArgumentException(String.format("metadata value of %s must be a String, "
-                            + "Long, Integer, finite Double or Boolean, got %s", k, f.getValue()));
-                }
-            }
-            g.writeEndObject();
-        } catch (IOException e) {
-            throw new IllegalStateException("writing JSON to memory failed", e);
+        Map<String, Object> fields = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> f : metadata.entrySet()) {
+            String k = f.getKey();
+            fields.put(k, switch (f.getValue()) {
+                case String s -> s;
+                case Long l -> l;
+                case Integer i -> i.longValue();
+                case Double d when Double.isFinite(d) -> d;
+                case Boolean b -> b;
+                case null -> throw new IllegalArgumentException("metadata value of " + k + " is null");
+                default -> throw new IllegalArgumentException(String.format("metadata value of %s must be a String, "
+                        + "Long, Integer, finite Double or Boolean, got %s", k, f.getValue()));
+            });
         }
-        String json = out.toString();
+        String json = JsonWriter.ASCII_LINE.write(fields);
         int bytes = KEY.length() + json.getBytes(StandardCharsets.US_ASCII).length;
         if (bytes > MAX_BYTES) {
             throw new IllegalArgumentException(String.format("the metadata is %d bytes as S3 user metadata: S3 "
@@ -96,36 +78,28 @@ public final class MetadataCodec {
             return Map.of();
         }
         String where = "the " + KEY + " metadata of " + object;
+        Object root;
+        try {
+            root = JsonReader.parse(json.getBytes(StandardCharsets.UTF_8));
+        } catch (JsonReader.SyntaxException e) {
+            throw new IOException(String.format("%s is not valid JSON: %s", where, e.getMessage()), e);
+        }
+        if (!(root instanceof Map<?, ?> fields)) {
+            throw new IOException(where + " is not a JSON object");
+        }
         Map<String, Object> m = new LinkedHashMap<>();
-        try (JsonParser p = JSON.createParser(json)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IOException(where + " is not a JSON object");
-            }
-            JsonToken t;
-            while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken v = p.nextToken();
-                Object value = switch (v) {
-                    case VALUE_STRING -> p.getText();
-                    case VALUE_NUMBER_INT -> {
-                        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                            throw new IOException(String.format("%s: field %s is out of the 64-bit range", where, name));
-                        }
-                        yield p.getLongValue();
-                    }
-                    case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
-                    case VALUE_TRUE -> Boolean.TRUE;
-                    case VALUE_FALSE -> Boolean.FALSE;
-                    default -> throw new IOException(String.format("%s: field %s is not a string, number or boolean",
-                            where, name));
-                };
-                m.put(name, value);
-            }
-            if (t != JsonToken.END_OBJECT || p.nextToken() != null) {
-                throw new IOException(where + " is not one JSON object");
-            }
-        } catch (JsonProcessingException e) {
-            throw new IOException(String.format("%s is not valid JSON: %s", where, e.getOriginalMessage()), e);
+        for (Map.Entry<?, ?> f : fields.entrySet()) {
+            String name = (String) f.getKey();
+            m.put(name, switch (f.getValue()) {
+                case String s -> s;
+                case Long l -> l;
+                case Double d -> d;
+                case Boolean b -> b;
+                case BigInteger b -> throw new IOException(String.format("%s: field %s is out of the 64-bit range",
+                        where, name));
+                case null, default -> throw new IOException(String.format("%s: field %s is not a string, number or "
+                        + "boolean", where, name));
+            });
         }
         return Collections.unmodifiableMap(m);
     }

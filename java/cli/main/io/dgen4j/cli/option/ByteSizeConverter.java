@@ -7,7 +7,7 @@ import picocli.CommandLine;
  * {@code 10GB}, read with the one grammar of {@link io.dgen4j.unit.ByteSize} (which the S3
  * variables, the DLIO keys and the benchmark flags read too).
  */
-public final class ByteSize implements CommandLine.ITypeConverter<Long> {
+public final class ByteSizeConverter implements CommandLine.ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
         return parse(value);
@@ -20,10 +20,5 @@ public final class ByteSize implements CommandLine.ITypeConverter<Long> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.TypeConversionException(e.getMessage());
         }
-    }
-
-    /** {@link io.dgen4j.unit.ByteSize#format}: exact, two decimals ({@code 1.50 GiB}), parses back. */
-    public static String format(long bytes) {
-        return io.dgen4j.unit.ByteSize.format(bytes);
     }
 }

@@ -1,4 +1,4 @@
-package io.dgen4j.storage;
+package io.dgen4j.json;
 
 import java.math.BigInteger;
 import java.nio.charset.CharacterCodingException;
@@ -10,33 +10,34 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Strict JSON (RFC 8259) for the manifest sidecar, so that the core artifact needs no JSON library:
- * documents are a few hundred bytes, read into a tree of {@link LinkedHashMap} (duplicate keys
- * refused), {@link List}, {@link String}, {@link Long} (integers beyond a long: their text),
- * {@link Double}, {@link Boolean} and {@code null}, with depth and string length bounded.
+ * Strict JSON (RFC 8259) for small documents such as the manifest sidecar, so that the core artifact
+ * needs no JSON library: documents are a few hundred bytes, read into a tree of {@link LinkedHashMap}
+ * (duplicate keys refused), {@link List}, {@link String}, {@link Long} (integers beyond a long:
+ * {@link BigInteger}), {@link Double}, {@link Boolean} and {@code null}, with depth and string length bounded.
+ * {@link JsonWriter} writes what it reads.
  */
-final class JsonText {
+public final class JsonReader {
     /** Why a document is refused, with the offset where it went wrong. */
-    static final class SyntaxException extends Exception {
+    public static final class SyntaxException extends Exception {
         SyntaxException(String message) {
             super(message);
         }
     }
 
     /** Deeper documents are refused: a manifest nests two levels. */
-    static final int MAX_DEPTH = 16;
+    public static final int MAX_DEPTH = 16;
     /** Longer strings are refused: a manifest's longest is a few dozen characters. */
-    static final int MAX_STRING = 4096;
+    public static final int MAX_STRING = 4096;
 
     private final String text;
     private int pos;
 
-    private JsonText(String text) {
+    private JsonReader(String text) {
         this.text = text;
     }
 
     /** Parses one JSON value that fills {@code utf8} (whitespace around it allowed). */
-    static Object parse(byte[] utf8) throws SyntaxException {
+    public static Object parse(byte[] utf8) throws SyntaxException {
         String s;
         try {
             s = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
@@ -44,7 +45,7 @@ final class JsonText {
         } catch (CharacterCodingException e) {
             throw new SyntaxException("it is not UTF-8");
         }
-        JsonText p = new JsonText(s);
+        JsonReader p = new JsonReader(s);
         p.skipSpace();
         Object v = p.value(0);
         p.skipSpace();
@@ -270,7 +271,7 @@ final class JsonText {
             return Double.parseDouble(n);
         }
         BigInteger b = new BigInteger(n);
-        return b.bitLength() < 64 ? (Object) b.longValue() : n;
+        return b.bitLength() < 64 ? (Object) b.longValue() : b;
     }
 
     private void digits() {
@@ -281,46 +282,5 @@ final class JsonText {
 
     private static boolean digit(char c) {
         return c >= '0' && c <= '9';
-    }
-
-    /** Appends {@code s} as a JSON string. */
-    static void writeString(StringBuilder out, String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
-    }
-
-    /** Appends a scalar (String, Long, Integer, Double, Boolean) as JSON. */
-    static void writeScalar(StringBuilder out, String key, Object v) {
-        switch (v) {
-            case String s -> writeString(out, s);
-            case Long l -> out.append(l.longValue());
-            case Integer i -> out.append(i.intValue());
-            case Double d -> {
-                if (d.isNaN() || d.isInfinite()) {
-                    throw new IllegalArgumentException("metadata value of " + key + " is " + d + ": JSON has no such number");
-                }
-                out.append(d.doubleValue());
-            }
-            case Boolean b -> out.append(b.booleanValue());
-            default -> throw new IllegalArgumentException("metadata value of " + key
-                    + " must be a String, Long, Integer, Double or Boolean, got " + v.getClass());
-        }
     }
 }

@@ -1,6 +1,5 @@
-package io.dgen4j.s3.internal;
+package io.dgen4j.s3.local;
 
-import io.dgen4j.s3.S3Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -30,12 +29,14 @@ import javax.crypto.spec.SecretKeySpec;
  * A local S3 server: s3proxy ({@code org.gaul:s3proxy}, its {@code jar-with-dependencies}) run as
  * a child JVM on a free port of 127.0.0.1, with the filesystem backend under a directory and
  * signed requests (AWS v2 or v4) required. The CLI starts one when no S3 endpoint is configured;
- * the tests' {@code S3ProxyExtension} runs on it.
+ * the tests' {@code S3ProxyExtension} and the S3 benchmarks run on it. It knows no dgen4j type (the
+ * s3 module's test kit depends on it): callers make their settings from {@link #endpoint()},
+ * {@link #accessKey()} and {@link #secretKey()}.
  *
  * {@snippet :
  * try (LocalS3Proxy s3 = LocalS3Proxy.startTemporary(Path.of("s3proxy.jar"))) {
  *     s3.createBucket("ckpt");
- *     S3Settings settings = s3.settings();   // endpoint, keys, path-style
+ *     URI endpoint = s3.endpoint();          // with s3.accessKey(), s3.secretKey()
  * }                                          // killed, its directory removed
  * }
  */
@@ -176,10 +177,9 @@ public final class LocalS3Proxy implements AutoCloseable {
         return accessKey;
     }
 
-    /** Settings for this server: its endpoint, its keys, path-style addressing. */
-    public S3Settings settings() {
-        return S3Settings.builder().endpoint(endpoint()).credentials(accessKey, secretKey, null)
-                .region(S3Settings.DEFAULT_REGION).build();
+    /** The secret access key the server accepts (print it nowhere). */
+    public String secretKey() {
+        return secretKey;
     }
 
     /** The directory the server runs in. */

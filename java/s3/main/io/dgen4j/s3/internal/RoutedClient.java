@@ -1,4 +1,4 @@
-package io.dgen4j.aws;
+package io.dgen4j.s3.internal;
 
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
@@ -15,15 +15,21 @@ import software.amazon.awssdk.services.s3.model.S3Request;
  * ({@code RequestOverrideConfiguration.endpointProvider}, which the SDK honours per request), so
  * that a thousand endpoints share one client, its HTTP connection pools (one per host), threads and
  * TLS context instead of each holding a client of its own. Closing it leaves the shared client open.
+ *
+ * <p>The aws and crt backends both use it (each over its own SDK client: Netty-based, CRT-based); for
+ * the CRT-based client the endpoint reaches the native S3 client with each request, so one native
+ * client, its connections per host and its buffer pool serve the whole set. The AWS SDK is an
+ * optional dependency of this module (read only when a client module brings it): nothing else here
+ * touches it.
  */
-final class RoutedClient extends DelegatingS3AsyncClient {
+public final class RoutedClient extends DelegatingS3AsyncClient {
     private final S3EndpointProvider provider;
 
     /**
      * Requests of {@code shared} sent to {@code endpoint} ({@code http(s)://host[:port]}), or where
      * the client sends them when it is null (the endpoint the client was built for).
      */
-    RoutedClient(S3AsyncClient shared, URI endpoint) {
+    public RoutedClient(S3AsyncClient shared, URI endpoint) {
         super(shared);
         if (endpoint == null) {
             this.provider = null;
