@@ -7,7 +7,7 @@ import org.HdrHistogram.IntCountsHistogram;
 
 /**
  * Counters of the requests sent to one endpoint: by one writer or reader (its
- * {@code endpointStatistics()}), or by the whole process ({@link EndpointHealth#figures()}).
+ * {@code endpointStatistics()}), or by a whole storage session ({@link EndpointHealth#figures()}).
  * Thread-safe; latencies go into an HdrHistogram in microseconds, made on the first request: with
  * 2 significant digits (p50 and p99 within 1 %) and int counts from 10 µs up it holds ~7 KiB for
  * latencies up to minutes, where a {@code ConcurrentHistogram} of 3 digits took ~170 KiB, which a

@@ -225,7 +225,7 @@ public final class S3Endpoints implements AutoCloseable {
         return null;
     }
 
-    /** Fewest requests in flight (process-wide); among equals, the first from a rotating start. */
+    /** Fewest requests in flight (over the session's pools); among equals, the first from a rotating start. */
     private Endpoint leastConnections(java.util.Set<Endpoint> excluded, long now) {
         int n = endpoints.size();
         int start = Math.floorMod(next.getAndIncrement(), n);
