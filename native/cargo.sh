@@ -3,14 +3,21 @@
 # crates.io is not needed: the crate uses std only, so we build --offline --locked.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-cargo_bin="$(command -v cargo || true)"
-for c in "${CARGO_HOME:-$HOME/.cargo}/bin/cargo" /root/.cargo/bin/cargo /usr/local/cargo/bin/cargo; do
-  [ -n "$cargo_bin" ] && break
-  [ -x "$c" ] && cargo_bin="$c"
-done
-if [ -z "$cargo_bin" ]; then
-  echo "dgen4j: cargo was not found (PATH, \$CARGO_HOME/bin, ~/.cargo/bin): install Rust 1.89 or newer (rustup or your distribution's cargo package) to build the native core." >&2
+# shellcheck source=scripts/find-cargo.sh
+source "$here/../scripts/find-cargo.sh"
+need="$(dgen4j_rust_version)"
+if ! dgen4j_find_cargo "$need"; then
+  if [ -n "$DGEN4J_CARGO_SEEN" ]; then
+    echo "dgen4j: the crate needs Rust $need or newer; found only $DGEN4J_CARGO_SEEN: install a newer one (rustup, or on Debian 12 apt-get install cargo-web rustc-web; .ci/run does)." >&2
+  else
+    echo "dgen4j: cargo was not found (PATH, \$CARGO_HOME/bin, ~/.cargo/bin): install Rust $need or newer (rustup, or on Debian 12 apt-get install cargo-web rustc-web; .ci/run does) to build the native core." >&2
+  fi
   exit 1
+fi
+cargo_bin="$DGEN4J_CARGO"
+# the rustc beside that cargo, not an older one earlier on PATH
+if [ -z "${RUSTC:-}" ] && [ -x "$(dirname "$cargo_bin")/rustc" ]; then
+  export RUSTC="$(dirname "$cargo_bin")/rustc"
 fi
 cd "$here"
 case "${1:-build}" in

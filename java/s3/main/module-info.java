@@ -10,8 +10,6 @@ module io.dgen4j.s3 {
     requires transitive io.dgen4j;
     requires org.slf4j;
     requires java.net.http;
-    // no module-info nor Automatic-Module-Name in 2.2.2: the name derives from the jar's file name
-    requires HdrHistogram;
     // only for RoutedClient, which the aws and crt client modules (that bring the SDK) use
     requires static software.amazon.awssdk.services.s3;
     requires static software.amazon.awssdk.awscore;

@@ -63,8 +63,15 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Path where = Comparison.dir(dir, env);
         PlotFile.check(plot);
-        Comparison.Outcome o = Comparison.run(where, size, options, env, progress.wanted(), keep);
+        // said first, before the run: a piped report shows it at once
+        String note = Comparison.memoryNote(where);
         PrintWriter out = command.commandLine().getOut();
+        if (note != null) {
+            PrintWriter to = json ? command.commandLine().getErr() : out;
+            to.println(note);
+            to.flush();
+        }
+        Comparison.Outcome o = Comparison.run(where, size, options, env, progress.wanted(), keep);
         String plotError = plot == null ? null : Comparison.drawPlot(plot, o);
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -34,6 +34,28 @@ final class Comparison {
         return Path.of(given != null && !given.isBlank() ? given : System.getProperty("java.io.tmpdir"));
     }
 
+    /**
+     * One line saying that {@code dir} is not on a disk, or null: on tmpfs or ramfs (the system temp
+     * dir on several distributions) the saves copy into RAM, and a container's overlay may never reach
+     * the disk either, while the report reads like disk I/O.
+     */
+    static String memoryNote(Path dir) {
+        String type;
+        try {
+            type = Files.getFileStore(dir).type();
+        } catch (IOException e) {
+            return null; // the run itself reports a directory it cannot use
+        }
+        String where = "note: " + dir + " is on " + type;
+        return switch (type) {
+            case "tmpfs", "ramfs" -> where + ", in memory: these figures measure memory, not a disk; point"
+                    + " TEST_CHECKPOINT_DIR (or --dir) at a disk";
+            case "overlay" -> where + " (a container's filesystem): these figures may measure memory, not a disk;"
+                    + " point TEST_CHECKPOINT_DIR (or --dir) at a disk mounted into the container";
+            default -> null;
+        };
+    }
+
     /** Everything a comparison needs, checked before its first byte is written. */
     static void preflight(Path dir, long size, CheckpointOptions options) throws IOException {
         if (!Files.isDirectory(dir)) {

@@ -100,21 +100,38 @@ public final class QuickstartCommand implements Callable<Integer> {
         PlotFile.check(plot);
         Path work = Files.createTempDirectory(parent, "dgen4j-quickstart-");
         Path file = work.resolve("checkpoint.bin");
+        PrintWriter out = command.commandLine().getOut();
         try {
+            // Text: each step's lines as soon as it finished (flushed, so a pipe shows them too)
+            String note = Comparison.memoryNote(parent);
+            if (!json) {
+                header(out, work, note);
+            } else if (note != null) {
+                command.commandLine().getErr().println(note);
+                command.commandLine().getErr().flush();
+            }
             boolean bars = progress.wanted();
             SaveResult saved;
             try (Progress bar = new Progress(System.err, "1/3 save       ", bytes, bars)) {
                 saved = options.build(bar::update, env).save(StorageTarget.parse(file.toString()), bytes);
             }
+            if (!json) {
+                step1(out, saved);
+            }
             LoadResult loaded;
             try (Progress bar = new Progress(System.err, "2/3 load+verify", bytes, bars)) {
                 loaded = options.build(bar::update, env).load(StorageTarget.parse(file.toString()), true);
             }
+            if (!json) {
+                step2(out, saved, loaded);
+            }
             Comparison.deleteCheckpoint(file);
             Comparison.Outcome cmp = Comparison.run(work, bytes, options, env, bars, false);
             String plotError = plot == null ? null : Comparison.drawPlot(plot, cmp);
+            if (!json) {
+                step3(out, cmp, plotError == null);
+            }
             S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
-            PrintWriter out = command.commandLine().getOut();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("save", saved.toMap());
@@ -130,7 +147,7 @@ public final class QuickstartCommand implements Callable<Integer> {
                 m.put("s3", s3 == null ? null : s3.toMap());
                 out.println(JsonWriter.ASCII_LINE.write(m));
             } else {
-                summary(out, work, saved, loaded, cmp, plotError == null, s3);
+                part2(out, s3);
             }
             out.flush();
             PlotFile.reportError(command.commandLine().getErr(), plotError);
@@ -205,23 +222,41 @@ public final class QuickstartCommand implements Callable<Integer> {
         return new S3Part(null, false, null, 0, 0, List.of(), why);
     }
 
-    private void summary(PrintWriter out, Path work, SaveResult s, LoadResult l, Comparison.Outcome c,
-            boolean plotDrawn, S3Part s3) {
+    private void header(PrintWriter out, Path work, String note) {
         SystemInfo info = SystemInfo.current(env.variables());
         out.printf(Locale.ROOT, "dgen4j quickstart in %s (%s generator, %d CPUs)%n", work, info.implementation(),
                 info.usableCpus());
+        if (note != null) {
+            out.println(note);
+        }
         out.println();
+        out.flush();
+    }
+
+    private static void step1(PrintWriter out, SaveResult s) {
         out.printf(Locale.ROOT, "1. streaming save   %s in %.2f s = %.2f GB/s  [%s]%n", ByteSize.format(s.totalBytes()),
                 s.totalSeconds(), s.totalGBps(), s.backend());
         out.printf(Locale.ROOT, "   generation %.2f GB/s, I/O %.2f GB/s, fsync %.3f s, bottleneck %s, peak RSS %s%n",
                 s.generationGBps(), s.ioGBps(), s.closeSeconds(), s.bottleneck(), Reports.mib(s.peakRssBytes()));
+        out.flush();
+    }
+
+    private static void step2(PrintWriter out, SaveResult s, LoadResult l) {
         out.printf(Locale.ROOT, "2. verified load    %s in %.2f s = %.2f GB/s, every byte matched the seed %s stream%n",
                 ByteSize.format(l.totalBytes()), l.totalSeconds(), l.totalGBps(), s.seed());
+        out.flush();
+    }
+
+    private void step3(PrintWriter out, Comparison.Outcome c, boolean plotDrawn) {
         out.println("3. old vs new");
         Reports.compare(out, c.streaming(), c.old());
         if (plot != null && plotDrawn) {
             out.println("plot: " + plot);
         }
+        out.flush();
+    }
+
+    private static void part2(PrintWriter out, S3Part s3) {
         if (s3 != null) {
             out.println();
             if (s3.skipped() != null) {

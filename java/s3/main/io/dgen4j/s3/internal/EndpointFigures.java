@@ -3,15 +3,14 @@ package io.dgen4j.s3.internal;
 import io.dgen4j.storage.EndpointStatistics;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import org.HdrHistogram.IntCountsHistogram;
 
 /**
  * Counters of the requests sent to one endpoint: by one writer or reader (its
  * {@code endpointStatistics()}), or by a whole storage session ({@link EndpointHealth#figures()}).
- * Thread-safe; latencies go into an HdrHistogram in microseconds, made on the first request: with
- * 2 significant digits (p50 and p99 within 1 %) and int counts from 10 µs up it holds ~7 KiB for
- * latencies up to minutes, where a {@code ConcurrentHistogram} of 3 digits took ~170 KiB, which a
- * set of a thousand endpoints, counted per process and per object, could not afford.
+ * Thread-safe; latencies go into a {@link LatencyHistogram} in microseconds, made on the first
+ * request: with 2 significant digits (p50 and p99 within 1 %) and int counts it holds ~9 KiB for
+ * latencies up to minutes, where HdrHistogram's {@code ConcurrentHistogram} of 3 digits took ~170 KiB,
+ * which a set of a thousand endpoints, counted per session and per object, could not afford.
  */
 final class EndpointFigures {
     private final LongAdder requests = new LongAdder();
@@ -20,7 +19,7 @@ final class EndpointFigures {
     private final LongAdder markedDown = new LongAdder();
     private final AtomicInteger active = new AtomicInteger();
     /** Latencies in microseconds; null until the first request finished. Guarded by {@code this}. */
-    private IntCountsHistogram latencyMicros;
+    private LatencyHistogram latencyMicros;
     private volatile String lastFailure = "";
 
     /** A request was sent. */
@@ -34,10 +33,9 @@ final class EndpointFigures {
         active.decrementAndGet();
         synchronized (this) {
             if (latencyMicros == null) {
-                latencyMicros = new IntCountsHistogram(10, 1000, 2);
-                latencyMicros.setAutoResize(true);
+                latencyMicros = new LatencyHistogram();
             }
-            latencyMicros.recordValue(Math.max(0, nanos / 1000));
+            latencyMicros.record(nanos / 1000);
         }
         if (failed) {
             errors.increment();
@@ -71,9 +69,9 @@ final class EndpointFigures {
         double p50 = 0;
         double p99 = 0;
         synchronized (this) {
-            if (latencyMicros != null && latencyMicros.getTotalCount() > 0) {
-                p50 = latencyMicros.getValueAtPercentile(50) / 1000.0;
-                p99 = latencyMicros.getValueAtPercentile(99) / 1000.0;
+            if (latencyMicros != null && latencyMicros.count() > 0) {
+                p50 = latencyMicros.valueAtPercentile(50) / 1000.0;
+                p99 = latencyMicros.valueAtPercentile(99) / 1000.0;
             }
         }
         return new EndpointStatistics(endpoint, requests.sum(), bytes.sum(), errors.sum(), active.get(), p50, p99,
