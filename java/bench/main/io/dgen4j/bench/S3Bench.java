@@ -8,9 +8,9 @@ import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.local.LocalS3Proxy;
+import io.dgen4j.storage.Storage;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
-import io.dgen4j.storage.StorageProviders;
 import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
@@ -274,8 +274,10 @@ public final class S3Bench {
         int buffers = inFlight + (backend.equals("crt") ? 1 : 2);
         System.err.printf(Locale.ROOT, "%s: %s in parts of %s, %d in flight, %d rounds%n", backend,
                 ByteSize.format(size), ByteSize.format(part), inFlight, rounds);
+        // one storage session for every round: its clients are made once, as the plain side's are
         try (Arena arena = Arena.ofShared();
-             PlainUpload plain = PlainUpload.open(backend, settings.endpoint().orElseThrow(), key, secret, inFlight)) {
+             PlainUpload plain = PlainUpload.open(backend, settings.endpoint().orElseThrow(), key, secret, inFlight);
+             Storage storage = Storage.open()) {
             MemorySegment data = arena.allocate(size, 4096);
             double[] gen;
             try (Generator g = Generator.open(spec, Generator.Kind.AUTO, 0)) {
@@ -287,7 +289,8 @@ public final class S3Bench {
             // bytes are in memory once too); -Dbench.freshPool=true maps a new pool per save instead.
             BufferPool pool = new BufferPool(buffers, part);
             StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(part).buffers(buffers)
-                    .writersInFlight(inFlight).resetPeakRss(true).backend(backend).backendOptions(settings).spec(spec);
+                    .writersInFlight(inFlight).resetPeakRss(true).backend(backend).backendOptions(settings).spec(spec)
+                    .storage(storage);
             if (backend.equals("aws")) {
                 b.backendOptions(AwsOptions.overriding(o -> o.addExecutionInterceptor(
                         new PlainUpload.FirstPartHeaders("streaming"))));
@@ -360,8 +363,8 @@ public final class S3Bench {
                     plain.delete(bucket, streamingKey);
                 });
                 if (a.driver()) {
-                    driverRuns[r] = Measure.of(() -> driverUpload(backend, "s3://" + bucket + "/" + driverKey, data,
-                            part, inFlight, driverOptions));
+                    driverRuns[r] = Measure.of(() -> driverUpload(storage, backend, "s3://" + bucket + "/" + driverKey,
+                            data, part, inFlight, driverOptions));
                     plain.delete(bucket, driverKey);
                 }
                 // alternate which goes first: the server's disk is still busy with the previous run
@@ -422,10 +425,10 @@ public final class S3Bench {
      * pre-generated parts from {@code inFlight} threads, without the checkpoint pipeline: what the
      * backend costs apart from generation and the buffer pool.
      */
-    private static void driverUpload(String backend, String target, MemorySegment data, long part, int inFlight,
-                                     StorageOptions options) throws Exception {
+    private static void driverUpload(Storage storage, String backend, String target, MemorySegment data, long part,
+                                     int inFlight, StorageOptions options) throws Exception {
         StorageTarget t = StorageTarget.parse(target);
-        StorageProvider p = StorageProviders.named(backend).orElseThrow();
+        StorageProvider p = storage.named(backend).orElseThrow();
         int parts = (int) ((data.byteSize() + part - 1) / part);
         try (StorageWriter w = p.openWriter(new WriteRequest(t, data.byteSize(), part, Map.of(), inFlight, options))) {
             AtomicInteger next = new AtomicInteger();

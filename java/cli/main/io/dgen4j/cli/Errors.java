@@ -1,7 +1,9 @@
 package io.dgen4j.cli;
 
 import io.dgen4j.checkpoint.CheckpointException;
+import io.dgen4j.s3.S3StorageProvider;
 import io.dgen4j.storage.Secrets;
+import io.dgen4j.storage.Storage;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -17,6 +19,14 @@ public final class Errors {
 
     /** One line describing {@code t}, without a stack trace. */
     public static String describe(Throwable t) {
+        return describe(t, null);
+    }
+
+    /**
+     * One line describing {@code t}, without a stack trace; running out of memory counts the S3 endpoints
+     * {@code storage} (the command's session, or null) holds open.
+     */
+    public static String describe(Throwable t, Storage storage) {
         Throwable e = t instanceof CommandLine.ExecutionException && t.getCause() != null ? t.getCause() : t;
         // Bindings of jextract's shape wrap whatever a downcall throws in AssertionError.
         if (e instanceof AssertionError && e.getCause() instanceof RuntimeException r) {
@@ -25,7 +35,7 @@ public final class Errors {
         String msg = switch (e) {
             case FileSystemException fs -> fileSystem(fs);
             case CheckpointException ce -> checkpoint(ce);
-            case OutOfMemoryError oom -> outOfMemory(oom);
+            case OutOfMemoryError oom -> outOfMemory(oom, storage);
             case StackOverflowError so -> "internal error: stack overflow (please report it)";
             case LinkageError le -> "cannot load a part of dgen4j: " + text(le, le.getClass().getSimpleName());
             case java.io.UncheckedIOException u when u.getCause() instanceof FileSystemException fs -> fileSystem(fs);
@@ -36,10 +46,10 @@ public final class Errors {
             case java.io.InterruptedIOException ie when ie.getMessage() == null || ie.getMessage().isBlank() ->
                     "interrupted";
             case java.io.IOException x when x.getMessage() == null || x.getMessage().isBlank() ->
-                    "I/O failure" + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
+                    "I/O failure" + (x.getCause() != null ? ": " + describe(x.getCause(), storage) : "");
             case Exception x when x.getMessage() == null || x.getMessage().isBlank() ->
                     "internal error: " + words(x.getClass().getSimpleName())
-                            + (x.getCause() != null ? ": " + describe(x.getCause()) : "");
+                            + (x.getCause() != null ? ": " + describe(x.getCause(), storage) : "");
             default -> text(e, words(e.getClass().getSimpleName()));
         };
         return oneLine(Secrets.mask(msg)); // a message that echoes a URL never shows its user:secret@
@@ -50,7 +60,7 @@ public final class Errors {
      * Java heap is rarely the checkpoint's size (an endpoint set's clients, a large input are); a
      * native allocation that fails is the buffers' ({@code --chunk}, {@code --buffers}).
      */
-    static String outOfMemory(OutOfMemoryError oom) {
+    static String outOfMemory(OutOfMemoryError oom, Storage storage) {
         String what = text(oom, "Java heap space");
         long heapMiB = Runtime.getRuntime().maxMemory() >> 20;
         if (what.startsWith("Unable to allocate") || what.startsWith("Cannot reserve")) {
@@ -62,7 +72,8 @@ public final class Errors {
         } else {
             b.append(what).append(" (Java heap ").append(heapMiB).append(" MiB)");
         }
-        int[] endpoints = io.dgen4j.s3.internal.S3Endpoints.endpointsOpenEverywhere();
+        int[] endpoints = storage == null || storage.isClosed() ? new int[] {0, 0}
+                : storage.provider(S3StorageProvider.class).map(p -> p.pools().endpointsOpen()).orElse(new int[] {0, 0});
         if (endpoints[0] > 1) {
             b.append(" with ").append(endpoints[0]).append(" S3 endpoints open (").append(endpoints[1])
                     .append(" in use; each in use takes heap, see docs/ENDPOINTS.md)");

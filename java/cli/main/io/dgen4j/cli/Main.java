@@ -10,9 +10,13 @@ import io.dgen4j.cli.command.InfoCommand;
 import io.dgen4j.cli.command.LoadCommand;
 import io.dgen4j.cli.command.QuickstartCommand;
 import io.dgen4j.cli.command.SaveCommand;
-import io.dgen4j.s3.internal.S3Endpoints;
+import io.dgen4j.storage.Storage;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,10 +44,12 @@ public final class Main implements Callable<Integer> {
         boolean verbose = args != null && java.util.Arrays.asList(args).contains("--verbose");
         quietLogs(verbose);
         SecretMasking.install(System.getenv()); // before any logger or client exists
+        // the command's storage session, for the message of a client thread that runs out of memory
+        AtomicReference<Storage> session = new AtomicReference<>();
         // No stack trace on the console from any thread: ours catch what they throw; a client
         // library's thread that dies says so in one line (its trace with --verbose).
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-            System.err.println("dgen4j: thread " + t.getName() + " failed: " + Errors.describe(e));
+            System.err.println("dgen4j: thread " + t.getName() + " failed: " + Errors.describe(e, session.get()));
             if (verbose) {
                 e.printStackTrace();
             }
@@ -65,8 +71,8 @@ public final class Main implements Callable<Integer> {
             // PrintWriter swallows write errors; run() asks checkError() (which asks System.out)
             // after the command, so a closed or failing stdout is reported and exits nonzero.
             PrintWriter err = new PrintWriter(System.err, true);
-            code = run(args, new PrintWriter(System.out, true), err);
-            abortUploadsLeftOpen(err, System.getenv(ABORT_WAIT_VAR));
+            Map<String, String> env = System.getenv();
+            code = execute(args, new PrintWriter(System.out, true), err, new Environment(env, true), session::set);
         } finally {
             finished.countDown();
         }
@@ -120,7 +126,9 @@ public final class Main implements Callable<Integer> {
 
     /**
      * Runs the command line with the given output streams; returns the exit status
-     * ({@link ExitCodes}). Never throws: every failure becomes one line on {@code err}.
+     * ({@link ExitCodes}). Never throws: every failure becomes one line on {@code err}. The command
+     * runs with a storage session of its own, closed before this returns (after a bounded wait for the
+     * uploads a failure left open: {@link #abortUploadsLeftOpen}).
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
         return run(args, out, err, System.getenv());
@@ -132,7 +140,15 @@ public final class Main implements Callable<Integer> {
      * tests and embedding.
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err, java.util.Map<String, String> env) {
-        return execute(args, out, err, new Environment(env, env.equals(System.getenv())));
+        return execute(args, out, err, new Environment(env, env.equals(System.getenv())), s -> { });
+    }
+
+    /**
+     * {@link #run(String[], PrintWriter, PrintWriter, Map)} through the caller's storage session, which
+     * it neither waits for nor closes (for tests that look at what a failed command left open).
+     */
+    static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> env, Storage storage) {
+        return execute(args, out, err, new Environment(env, env.equals(System.getenv()), storage));
     }
 
     /**
@@ -153,11 +169,36 @@ public final class Main implements Callable<Integer> {
         return cl;
     }
 
-    private static int execute(String[] args, PrintWriter out, PrintWriter err, Environment env) {
-        int code;
+    /**
+     * Runs the command line with a storage session of its own (handed to {@code opened}), over the
+     * environment's variables and the working directory; then, for uploads a failure left open,
+     * waits and reports ({@link #abortUploadsLeftOpen}) and closes the session.
+     */
+    private static int execute(String[] args, PrintWriter out, PrintWriter err, Environment env,
+                               java.util.function.Consumer<Storage> opened) {
+        Storage storage;
         try {
             // the CLI's own variable is checked before any command runs, not when a failed save needs it
             abortWaitSeconds(env.get(ABORT_WAIT_VAR));
+            storage = Storage.open(env.variables(), Path.of(""));
+        } catch (Throwable t) {
+            int code = fail(err, t, null);
+            err.flush();
+            return code;
+        }
+        opened.accept(storage);
+        try {
+            return execute(args, out, err, new Environment(env.variables(), env.isProcess(), storage));
+        } finally {
+            abortUploadsLeftOpen(err, storage, env.get(ABORT_WAIT_VAR));
+            storage.close(Duration.ZERO); // waited for above; what is still open was reported
+            err.flush();
+        }
+    }
+
+    private static int execute(String[] args, PrintWriter out, PrintWriter err, Environment env) {
+        int code;
+        try {
             CommandLine cl = commandLine(env);
             cl.setOut(out);
             cl.setErr(err);
@@ -165,10 +206,10 @@ public final class Main implements Callable<Integer> {
                 err.println("dgen4j: " + Errors.parameterMessage(ex));
                 return ExitCodes.USAGE;
             });
-            cl.setExecutionExceptionHandler((ex, cmd, parsed) -> fail(err, ex));
+            cl.setExecutionExceptionHandler((ex, cmd, parsed) -> fail(err, ex, env.storage()));
             code = cl.execute(args == null ? new String[0] : args);
         } catch (Throwable t) { // Errors (OutOfMemoryError, LinkageError, ...) escape picocli's handlers
-            code = fail(err, t);
+            code = fail(err, t, env.storage());
         }
         out.flush();
         if (out.checkError()) {
@@ -180,40 +221,28 @@ public final class Main implements Callable<Integer> {
     }
 
     /** Seconds the process waits, before it exits, for an S3 endpoint to abort the uploads a failure left open. */
-    static final String ABORT_WAIT_VAR = "DGEN4J_S3_ABORT_WAIT";
-    private static final long DEFAULT_ABORT_WAIT_SECONDS = 30;
+    static final String ABORT_WAIT_VAR = Storage.ABORT_WAIT_VAR;
     /** The longest wait {@value #ABORT_WAIT_VAR} may ask for: an hour. */
-    static final long MAX_ABORT_WAIT_SECONDS = 3600;
+    static final long MAX_ABORT_WAIT_SECONDS = Storage.MAX_ABORT_WAIT_SECONDS;
 
     /**
-     * The wait {@value #ABORT_WAIT_VAR} asks for: whole seconds from 0 (do not wait) to
-     * {@value #MAX_ABORT_WAIT_SECONDS}; {@value #DEFAULT_ABORT_WAIT_SECONDS} when unset or blank.
+     * The wait {@value #ABORT_WAIT_VAR} asks for ({@link Storage#abortWaitSeconds}).
      *
-     * @throws IllegalArgumentException naming the variable and the range, for anything else
-     *         ({@code abc}, {@code -5}, {@code 1.5}, {@code 99999})
+     * @throws IllegalArgumentException naming the variable and the range
      */
     static long abortWaitSeconds(String setting) {
-        if (setting == null || setting.isBlank()) {
-            return DEFAULT_ABORT_WAIT_SECONDS;
-        }
-        String t = setting.strip();
-        if (!t.matches("\\d{1,9}") || Long.parseLong(t) > MAX_ABORT_WAIT_SECONDS) {
-            throw new IllegalArgumentException(String.format("%s=%s must be a whole number of seconds from 0 to %d "
-                    + "(0: do not wait; unset: %d)", ABORT_WAIT_VAR, setting, MAX_ABORT_WAIT_SECONDS,
-                    DEFAULT_ABORT_WAIT_SECONDS));
-        }
-        return Long.parseLong(t);
+        return Storage.abortWaitSeconds(setting);
     }
 
     /**
      * A save that failed with every S3 endpoint down leaves its multipart upload open (its parts keep
-     * their storage); the library aborts it in the background once an endpoint answers, but only
-     * while the process runs. So before exiting, the CLI waits a bounded time for that
+     * their storage); the command's storage session aborts it in the background once an endpoint
+     * answers, but only while it is open. So before closing it, the CLI waits a bounded time for that
      * ({@value #ABORT_WAIT_VAR} seconds, default 30; 0 does not wait; Ctrl-C stops the wait) and
      * says what happened: aborted, or still open with the command that aborts it.
      */
-    static void abortUploadsLeftOpen(PrintWriter err, String waitSetting) {
-        List<String> open = S3Endpoints.uploadsLeftOpenEverywhere();
+    static void abortUploadsLeftOpen(PrintWriter err, Storage storage, String waitSetting) {
+        List<String> open = storage.uploadsLeftOpen();
         if (open.isEmpty()) {
             return;
         }
@@ -221,34 +250,34 @@ public final class Main implements Callable<Integer> {
         try {
             seconds = abortWaitSeconds(waitSetting); // refused before the command ran (execute)
         } catch (IllegalArgumentException e) {
-            seconds = DEFAULT_ABORT_WAIT_SECONDS;
+            seconds = Storage.DEFAULT_ABORT_WAIT_SECONDS;
         }
         String which = String.join(", ", open);
         if (seconds > 0) {
             err.printf("dgen4j: waiting up to %d s for an S3 endpoint to answer, to abort %s (Ctrl-C leaves it open; "
                     + "%s sets the wait)%n", seconds, which, ABORT_WAIT_VAR);
             try {
-                open = S3Endpoints.awaitUploadsLeftOpen(java.time.Duration.ofSeconds(seconds));
+                open = storage.awaitUploadsLeftOpen(Duration.ofSeconds(seconds));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                open = S3Endpoints.uploadsLeftOpenEverywhere();
+                open = storage.uploadsLeftOpen();
             }
             if (open.isEmpty()) {
                 err.println("dgen4j: aborted " + which + ": nothing is left open");
                 return;
             }
         }
-        List<String> commands = S3Endpoints.abortCommandsEverywhere();
+        List<String> commands = storage.abortCommands();
         err.println("dgen4j: still open: " + String.join(", ", open) + "; abort " + (open.size() == 1 ? "it" : "them")
                 + " when a gateway is back" + (commands.isEmpty() ? "" : " with: " + String.join("; ", commands))
                 + ", or let a lifecycle rule expire " + (open.size() == 1 ? "it" : "them"));
     }
 
-    private static int fail(PrintWriter err, Throwable t) {
+    private static int fail(PrintWriter err, Throwable t, Storage storage) {
         if (t instanceof OutOfMemoryError) {
             System.gc(); // give back what the failed command held before formatting the message
         }
-        err.println("dgen4j: " + Errors.describe(t));
+        err.println("dgen4j: " + Errors.describe(t, storage));
         return ExitCodes.of(t);
     }
 

@@ -22,6 +22,17 @@ record CliRun(int code, String out, String err) {
         return new CliRun(code, out.toString(), err.toString());
     }
 
+    /**
+     * {@link #of} through the caller's storage session, which the run neither waits for nor closes: what a
+     * failed save left open stays in it.
+     */
+    static CliRun of(io.dgen4j.storage.Storage storage, Map<String, String> env, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env, storage);
+        return new CliRun(code, out.toString(), err.toString());
+    }
+
     /** {@link #of}, asserting that {@code secret} appears in neither output. */
     static CliRun hiding(String secret, Map<String, String> env, String... args) {
         CliRun r = of(env, args);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.s3.S3ProxyExtension;
+import io.dgen4j.storage.Storage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -95,10 +96,14 @@ class EndpointsFailoverCliTest {
 
     /** {@code save TARGET --size S --chunk 5MiB --backend aws --endpoints A,B,C --no-progress} and more. */
     private CliRun save(String key, long size, String... more) {
+        return run(saveArgs(key, size, more));
+    }
+
+    private String[] saveArgs(String key, long size, String... more) {
         List<String> args = new ArrayList<>(List.of("save", target(key), "--size", Long.toString(size), "--chunk",
                 "5MiB", "--seed", "7", "--backend", "aws", "--endpoints", endpoints(), "--no-progress"));
         args.addAll(List.of(more));
-        return run(args.toArray(String[]::new));
+        return args.toArray(String[]::new);
     }
 
     private CliRun loadVerify(String key, String... more) {
@@ -241,8 +246,12 @@ class EndpointsFailoverCliTest {
     @Order(4)
     void pinUploadKeepsEachObjectsPartsOnOneGateway() {
         List<Integer> used = new ArrayList<>();
+        // both saves through one session: its pool turns to the next gateway for the next object (each
+        // command of the CLI has a session of its own, whose first object goes to the first gateway)
+        Storage storage = Storage.open(env(), Path.of(""));
         for (String key : List.of("pin-a.bin", "pin-b.bin")) {
-            CliRun save = save(key, 4 * PART, "--writers", "2", "--buffers", "3", "--balance", "round_robin", "--pin-upload", "--json");
+            CliRun save = CliRun.of(storage, env(), saveArgs(key, 4 * PART, "--writers", "2", "--buffers", "3",
+                    "--balance", "round_robin", "--pin-upload", "--json"));
             assertEquals(0, save.code(), save.err());
             Map<String, Object> m = JsonRead.object(save.out());
             List<Map<String, Object>> figures = endpointFigures(m);
@@ -265,18 +274,22 @@ class EndpointsFailoverCliTest {
         }
         // objects, not parts, are spread: the next object's upload went to the next gateway
         assertFalse(used.get(0).equals(used.get(1)), "both objects on gateway " + used);
+        assertEquals(List.of(), storage.close(Duration.ZERO));
     }
 
     @Test
     @Order(5)
     void everyGatewayKilledFailsWithinSecondsNamingEachAndTheUploadIsAbortedOnceOneIsBack() throws Exception {
+        Storage storage = Storage.open(env(), Path.of(""));
         Path objects = S3.dataDir().resolve(S3.bucket());
         long before = bytesUnder(objects);
         long[] killedAt = {0};
         // a guard against a hang, not a speed check: the failure comes within seconds
         CliRun save = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
-            CompletableFuture<CliRun> saving = CompletableFuture.supplyAsync(() -> save("all-down.bin", 96L << 20,
-                    "--writers", "2", "--buffers", "3", "--balance", "least_connections"));
+            // through a session of the test's: the command leaves what it could not abort in it, open
+            CompletableFuture<CliRun> saving = CompletableFuture.supplyAsync(() -> CliRun.of(storage, env(),
+                    saveArgs("all-down.bin", 96L << 20, "--writers", "2", "--buffers", "3", "--balance",
+                            "least_connections")));
             while (!saving.isDone()) {
                 if (bytesUnder(objects) - before >= 2 * PART) {
                     S3.kill();
@@ -303,13 +316,13 @@ class EndpointsFailoverCliTest {
         assertTrue(id.find(), save.err());
         // what the CLI says before it exits when no gateway comes back: the real command that aborts it
         java.io.StringWriter hint = new java.io.StringWriter();
-        Main.abortUploadsLeftOpen(new java.io.PrintWriter(hint, true), "0");
+        Main.abortUploadsLeftOpen(new java.io.PrintWriter(hint, true), storage, "0");
         assertTrue(hint.toString().contains("still open: upload " + id.group(1) + " of " + target("all-down.bin")),
                 hint.toString());
         assertTrue(hint.toString().contains("aws s3api abort-multipart-upload --endpoint-url " + uris().getFirst()
                 + " --bucket " + S3.bucket() + " --key all-down.bin --upload-id " + id.group(1)), hint.toString());
 
-        // one gateway back: the pool's background abort (this process still runs) removes the upload
+        // one gateway back: the session's background abort (it is still open) removes the upload
         S3.start(0);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!uploads("all-down.bin").isEmpty() && System.nanoTime() < deadline) {
@@ -317,6 +330,7 @@ class EndpointsFailoverCliTest {
         }
         assertEquals(List.of(), uploads("all-down.bin"), "upload " + id.group(1) + " left open");
         assertEquals(List.of(), uploads(""), "no multipart upload open in the bucket");
+        assertEquals(List.of(), storage.close(Duration.ZERO));
     }
 
     /** Open multipart uploads under {@code prefix}, through gateway 0 or the first that runs. */

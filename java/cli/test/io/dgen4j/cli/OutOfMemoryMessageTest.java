@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.s3.EndpointSet;
 import io.dgen4j.s3.internal.FakeTransport;
-import io.dgen4j.s3.internal.S3Endpoints;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.S3StorageProvider;
+import io.dgen4j.storage.Storage;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +21,6 @@ class OutOfMemoryMessageTest {
 
     @Test
     void aFullHeapNamesTheHeapAndItsSizeNotTheCheckpointSize() {
-        // pools that other tests of this JVM left open may add " with n S3 endpoints open (...)"
         String advice = "; give the JVM more heap: dgen4j -Xmx512m ... (the launcher's default is -Xmx96m), or "
                 + "DGEN4J_JAVA_OPTS";
         String m = Errors.describe(new OutOfMemoryError("Java heap space"));
@@ -43,18 +43,16 @@ class OutOfMemoryMessageTest {
         FakeTransport.Cluster c = new FakeTransport.Cluster("oom", false);
         S3Settings s = S3Settings.builder().credentials("key", "secret", null)
                 .endpointSet(EndpointSet.builder().endpoints(c.endpoints(250)).build()).build();
-        try {
-            S3Endpoints.shared(c, s);
-            String m = Errors.describe(new OutOfMemoryError("Java heap space"));
+        try (Storage storage = Storage.open()) {
+            storage.provider(S3StorageProvider.class).orElseThrow().pools().pool(c, s, null);
+            String m = Errors.describe(new OutOfMemoryError("Java heap space"), storage);
             assertTrue(m.startsWith("out of memory: the Java heap (" + HEAP_MIB + " MiB) is full (Java heap space) "
-                    + "with "), m);
-            // other tests of this JVM may hold pools too: at least these 250, none of them in use
-            assertTrue(m.matches(".* with \\d+ S3 endpoints open \\(\\d+ in use; each in use takes heap, see "
-                    + "docs/ENDPOINTS.md\\); give the JVM more heap: .*"), m);
-            int open = Integer.parseInt(m.replaceAll(".* with (\\d+) S3 endpoints open.*", "$1"));
-            assertTrue(open >= 250, m);
-        } finally {
-            S3Endpoints.closeShared("fake");
+                    + "with 250 S3 endpoints open (0 in use; each in use takes heap, see docs/ENDPOINTS.md); give the "
+                    + "JVM more heap: "), m);
+            // the count is the session's: another session's pools are not in it
+            try (Storage other = Storage.open()) {
+                assertFalse(Errors.describe(new OutOfMemoryError("Java heap space"), other).contains("endpoints open"));
+            }
         }
     }
 }

@@ -4,7 +4,7 @@ import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
-import io.dgen4j.storage.StorageProviders;
+import io.dgen4j.storage.Storage;
 import io.dgen4j.storage.StorageReader;
 import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
@@ -67,6 +67,8 @@ public final class StreamingCheckpoint {
     private final boolean resetPeakRss;
     /** The caller's pool, used by every save and load instead of one of their own, or {@code null}. */
     private final BufferPool sharedPool;
+    /** The caller's storage session, or {@code null}: then each save or load opens (and closes) its own. */
+    private final Storage storage;
 
     private StreamingCheckpoint(Builder b) {
         this.chunkSize = b.chunkSize;
@@ -81,6 +83,26 @@ public final class StreamingCheckpoint {
         this.progress = b.progress;
         this.resetPeakRss = b.resetPeakRss;
         this.sharedPool = b.pool;
+        this.storage = b.storage;
+    }
+
+    /** The session a save or load uses: the caller's, or one of its own that {@link Session#close} closes. */
+    private record Session(Storage storage, boolean own) implements AutoCloseable {
+        StorageProvider forTarget(StorageTarget target, Optional<String> backend) {
+            return storage.forTarget(target, backend);
+        }
+
+        /** Closes a session of its own; one with an upload left open keeps aborting it in the background (bounded). */
+        @Override
+        public void close() {
+            if (own) {
+                storage.closeInBackground();
+            }
+        }
+    }
+
+    private Session session() {
+        return storage != null ? new Session(storage, false) : new Session(Storage.open(), true);
     }
 
     /** A pool for one save or load: the shared one, reserved for it, or a new one of {@code count} buffers. */
@@ -128,7 +150,9 @@ public final class StreamingCheckpoint {
 
     /** Removes the checkpoint at {@code target} (for files, the file and its manifest); returns whether there was one. */
     public boolean delete(StorageTarget target) throws IOException {
-        return StorageProviders.forTarget(target, backend).delete(target, storageOptions);
+        try (Session session = session()) {
+            return session.forTarget(target, backend).delete(target, storageOptions);
+        }
     }
 
     /** Saves {@code totalBytes} of the stream to {@code target} (a path, {@code file://} or {@code direct://}). */
@@ -148,9 +172,14 @@ public final class StreamingCheckpoint {
     public SaveResult save(StorageTarget target, long totalBytes) throws IOException {
         requireABufferBeyondTheWriters();
         DataSpec spec = specFor(totalBytes);
-        StorageProvider provider = StorageProviders.forTarget(target, backend);
+        try (Session session = session()) {
+            return save(target, spec, session.forTarget(target, backend));
+        }
+    }
+
+    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider) throws IOException {
         BufferPool pool = poolFor(buffers, "the save to " + target);
-        SavePipeline pipeline = new SavePipeline(pool, totalBytes, chunkSize, writersInFlight, progress);
+        SavePipeline pipeline = new SavePipeline(pool, spec.size(), chunkSize, writersInFlight, progress);
         try {
             return save(target, spec, provider, pipeline);
         } finally {
@@ -171,8 +200,10 @@ public final class StreamingCheckpoint {
      */
     public SaveResult savePreallocated(StorageTarget target, long totalBytes) throws IOException {
         DataSpec spec = specFor(totalBytes);
-        StorageProvider provider = StorageProviders.forTarget(target, backend);
-        return save(target, spec, provider, new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress));
+        try (Session session = session()) {
+            return save(target, spec, session.forTarget(target, backend),
+                    new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress));
+        }
     }
 
     /**
@@ -225,7 +256,13 @@ public final class StreamingCheckpoint {
      */
     public void checkSave(StorageTarget target, long totalBytes) {
         DataSpec spec = specFor(totalBytes);
-        StorageProvider provider = StorageProviders.forTarget(target, backend);
+        try (Session session = session()) {
+            check(session.forTarget(target, backend), target, spec);
+        }
+    }
+
+    private void check(StorageProvider provider, StorageTarget target, DataSpec spec) {
+        long totalBytes = spec.size();
         Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, source.label(), chunkSize);
         provider.checkWrite(new WriteRequest(target, totalBytes, chunkSize, manifest.toMetadata(), writersInFlight,
                 storageOptions));
@@ -237,8 +274,13 @@ public final class StreamingCheckpoint {
      * a save is replacing it).
      */
     public LoadResult load(StorageTarget target, boolean verify) throws IOException {
+        try (Session session = session()) {
+            return load(target, verify, session.forTarget(target, backend));
+        }
+    }
+
+    private LoadResult load(StorageTarget target, boolean verify, StorageProvider provider) throws IOException {
         String path = target.toString();
-        StorageProvider provider = StorageProviders.forTarget(target, backend);
         try (Measurement measured = new Measurement(resetPeakRss, () -> 0);
              StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
             DataSpec spec = manifestOf(reader, path, verify).spec();
@@ -358,6 +400,7 @@ public final class StreamingCheckpoint {
         private LongConsumer progress = done -> { };
         private boolean resetPeakRss;
         private BufferPool pool;
+        private Storage storage;
 
         private Builder() {}
 
@@ -482,6 +525,25 @@ public final class StreamingCheckpoint {
          */
         public Builder bufferPool(BufferPool pool) {
             this.pool = java.util.Objects.requireNonNull(pool, "pool");
+            return this;
+        }
+
+        /**
+         * The storage session every save and load goes through (default: each opens and closes its
+         * own): what it keeps (S3 clients and connections, endpoint health) serves them all, and the
+         * caller closes it after the last.
+         *
+         * {@snippet :
+         * try (Storage storage = Storage.open()) {
+         *     StreamingCheckpoint ckpt = StreamingCheckpoint.builder().storage(storage).build();
+         *     for (int step = 0; step < 10; step++) {
+         *         ckpt.save("s3://bucket/ckpt-" + step + ".bin", 24L << 30);
+         *     }
+         * }
+         * }
+         */
+        public Builder storage(Storage storage) {
+            this.storage = java.util.Objects.requireNonNull(storage, "storage");
             return this;
         }
 

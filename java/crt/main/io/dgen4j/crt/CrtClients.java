@@ -1,7 +1,6 @@
 package io.dgen4j.crt;
 
 import io.dgen4j.s3.internal.PartPlan;
-import io.dgen4j.s3.internal.S3Endpoints;
 import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
@@ -73,7 +72,8 @@ final class CrtClients {
         try {
             // The CRT class loads libaws-crt-jni from the jar in its static initializer.
             Class<?> crt = Class.forName("software.amazon.awssdk.crt.CRT", true, CrtClients.class.getClassLoader());
-            holdShutdown(crt);
+            crt.getMethod("acquireShutdownRef");
+            crt.getMethod("releaseShutdownRef");
             return Optional.empty();
         } catch (ClassNotFoundException e) {
             return Optional.of("the AWS CRT library (software.amazon.awssdk.crt:aws-crt) is not on the class path");
@@ -88,37 +88,34 @@ final class CrtClients {
     }
 
     /**
-     * The longest the CRT's teardown at JVM shutdown waits for this backend's work: below the CLI's
-     * 10 s wait for its command's cleanup after Ctrl-C.
-     */
-    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(8);
-
-    /**
      * The CRT tears itself down in a JVM shutdown hook of its own, after which no request of it ever
      * completes: a Ctrl-C'd save then waited on its parts until the JVM gave up, its upload left
-     * open. So this backend holds one of the CRT's shutdown references, and releases it from its own
-     * hook once no save or load of the backend is under way (its upload aborted), or after
-     * {@link #SHUTDOWN_WAIT}. The CRT is called by reflection: its jar is an automatic module that
-     * this module does not require by name.
+     * open. So each open group of this backend's clients holds one of the CRT's shutdown references
+     * (taken here, released by the returned action when the group closes): at JVM shutdown the CRT
+     * stays up until the storage sessions that use it are closed (the CLI closes its command's once
+     * the command's cleanup has aborted its upload). The CRT is called by reflection: its jar is an
+     * automatic module that this module does not require by name.
+     *
+     * @return what releases the reference, once
      */
-    private static void holdShutdown(Class<?> crt) throws ReflectiveOperationException {
-        crt.getMethod("acquireShutdownRef").invoke(null);
-        java.lang.reflect.Method release = crt.getMethod("releaseShutdownRef");
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("dgen4j-crt-shutdown").unstarted(() -> {
-            long deadline = System.nanoTime() + SHUTDOWN_WAIT.toNanos();
-            try {
-                while (S3Endpoints.busy(CrtClient.NAME) && System.nanoTime() - deadline < 0) {
-                    Thread.sleep(20);
+    static Runnable holdShutdown() {
+        try {
+            Class<?> crt = Class.forName("software.amazon.awssdk.crt.CRT", true, CrtClients.class.getClassLoader());
+            crt.getMethod("acquireShutdownRef").invoke(null);
+            java.lang.reflect.Method release = crt.getMethod("releaseShutdownRef");
+            java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+            return () -> {
+                if (released.compareAndSet(false, true)) {
+                    try {
+                        release.invoke(null);
+                    } catch (ReflectiveOperationException | RuntimeException e) {
+                        // the CRT stays up, as it would without this reference
+                    }
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            try {
-                release.invoke(null);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                // the JVM is exiting: the CRT stays up, as it would without this hook's reference
-            }
-        }));
+            };
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return () -> { }; // runtimeProblem() said why before a client was made
+        }
     }
 
     /**

@@ -77,6 +77,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
                 new java.util.concurrent.atomic.AtomicReferenceArray<>(firsts.size());
         clients.set(0, CrtTransport.client(firsts.getFirst(), n));
         java.util.Map<String, java.util.Map<Integer, String>> partChecksums = new java.util.concurrent.ConcurrentHashMap<>();
+        Runnable releaseShutdown = CrtClients.holdShutdown(); // until this group closes (see holdShutdown)
         return new Group() {
             private boolean closed;
 
@@ -111,6 +112,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
                         c.close();
                     }
                 }
+                releaseShutdown.run();
             }
         };
     }

@@ -1,11 +1,11 @@
 package io.dgen4j.s3;
 
 import io.dgen4j.s3.internal.S3Endpoints;
+import io.dgen4j.s3.internal.S3Pools;
 import io.dgen4j.s3.internal.RangedReader;
 import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.s3.internal.MultipartWriter;
 import io.dgen4j.s3.spi.S3TransportFactory;
-import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.spi.S3ClientProvider;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
@@ -15,7 +15,6 @@ import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -25,17 +24,19 @@ import java.util.Set;
  * {@code s3://bucket/key} through the client's transports, driven by the client-neutral driver
  * ({@link MultipartWriter}, {@link RangedReader} over an {@link S3Endpoints} pool: per-part balancing over
  * the settings' endpoint set, failover, per-endpoint statistics). What is the same for every client lives
- * here once: the settings (the request's {@link S3Settings}, else the environment's and the working
- * directory's {@code .env}), the credentials check, the part plan, the pools.
+ * here once: the settings (the request's {@link S3Settings}, else those of its provider's session: the
+ * environment's and the working directory's {@code .env}), the credentials check, the part plan, the pools.
  *
  * <p>Pools of clients are created once per endpoint set, settings, client options and request count and
- * kept by the driver; {@link #close()} releases this backend's.
+ * kept in the provider's {@link S3Pools} (its session's); {@link #close()} releases this backend's.
  */
-final class S3Backend implements StorageProvider, AutoCloseable {
+final class S3Backend implements StorageProvider {
     private final S3ClientProvider client;
+    private final S3StorageProvider provider;
 
-    S3Backend(S3ClientProvider client) {
+    S3Backend(S3ClientProvider client, S3StorageProvider provider) {
         this.client = Objects.requireNonNull(client, "client");
+        this.provider = Objects.requireNonNull(provider, "provider");
     }
 
     @Override
@@ -61,7 +62,7 @@ final class S3Backend implements StorageProvider, AutoCloseable {
     /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
     @Override
     public void checkWrite(WriteRequest request) {
-        PartPlan.check(request);
+        PartPlan.check(request, provider::defaultSettings);
     }
 
     /**
@@ -71,7 +72,7 @@ final class S3Backend implements StorageProvider, AutoCloseable {
     @Override
     public StorageWriter openWriter(WriteRequest r) throws IOException {
         S3Location where = S3Location.of(r.target());
-        S3Settings s = settings(r.options(), where);
+        S3Settings s = provider.settings(r.options(), where);
         int inFlight = s.maxInFlight().orElse(r.maxInFlight());
         return MultipartWriter.open(pool(s, r.options(), Math.max(inFlight, r.maxInFlight())), where, s, r, inFlight);
     }
@@ -79,7 +80,7 @@ final class S3Backend implements StorageProvider, AutoCloseable {
     @Override
     public StorageReader openReader(ReadRequest r) throws IOException {
         S3Location where = S3Location.of(r.target());
-        S3Settings s = settings(r.options(), where);
+        S3Settings s = provider.settings(r.options(), where);
         return RangedReader.open(pool(s, r.options(), Math.max(s.maxInFlight().orElse(1), r.maxInFlight())), where);
     }
 
@@ -87,33 +88,19 @@ final class S3Backend implements StorageProvider, AutoCloseable {
     @Override
     public boolean delete(StorageTarget target, StorageOptions options) throws IOException {
         S3Location where = S3Location.of(target);
-        return RangedReader.delete(pool(settings(options, where), options, 1), where);
+        return RangedReader.delete(pool(provider.settings(options, where), options, 1), where);
     }
 
-    /** Closes this backend's pools of clients. */
+    /** Closes this backend's pools of clients (later requests open new ones). */
     @Override
     public void close() {
-        S3Endpoints.closeShared(name());
+        provider.pools().close(name());
     }
 
     /** The pool for these settings and options, with room for {@code requests} requests in flight per endpoint. */
     private S3Endpoints pool(S3Settings s, StorageOptions options, int requests) throws IOException {
         S3TransportFactory factory = client.transports(options, requests);
-        return S3Endpoints.shared(factory, s, factory);
-    }
-
-    /**
-     * The request's settings, else those of the environment and the working directory's {@code .env}.
-     *
-     * @throws IOException when there are no credentials
-     */
-    static S3Settings settings(StorageOptions options, S3Location where) throws IOException {
-        S3Settings s = options.get(S3Settings.class)
-                .orElseGet(() -> S3Settings.fromEnvironment(System.getenv(), Path.of("").toAbsolutePath()));
-        if (!s.hasCredentials()) {
-            throw new IOException(S3Errors.noCredentials(where));
-        }
-        return s;
+        return provider.pools().pool(factory, s, factory);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.dgen4j.s3;
 
 import io.dgen4j.s3.internal.PartPlan;
+import io.dgen4j.s3.internal.S3Pools;
+import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.spi.S3ClientProvider;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
@@ -10,9 +12,11 @@ import io.dgen4j.storage.StorageTarget;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
@@ -27,15 +31,54 @@ import org.slf4j.LoggerFactory;
  * ({@link #backends()}: {@code aws}, {@code crt}, {@code minio}), so that a backend is chosen by name
  * ({@code --backend}, {@code DGEN4J_S3_BACKEND}) or, when none is named, by the clients' priorities.
  * Used directly, it writes and reads through the available client of highest priority.
+ *
+ * <p>Each instance is one storage session's ({@link io.dgen4j.storage.Storage} loads one per session
+ * and {@linkplain #open opens} it with the session's environment): its backends share its pools of
+ * clients and its endpoint health, which no other instance sees, and {@link #close()} closes them.
+ * An instance no session opened reads the process's environment and working directory.
  */
-public final class S3StorageProvider implements StorageProvider, AutoCloseable {
+public final class S3StorageProvider implements StorageProvider {
     private static final Logger LOG = LoggerFactory.getLogger(S3StorageProvider.class);
 
     private final List<S3Backend> backends;
+    private final S3Pools pools = new S3Pools();
+    private volatile Map<String, String> environment = System.getenv();
+    private volatile Path workingDirectory = Path.of("").toAbsolutePath();
 
     /** The service loader's constructor: one backend per installed client that stores. */
     public S3StorageProvider() {
-        this.backends = clients().stream().filter(S3ClientProvider::stores).map(S3Backend::new).toList();
+        this.backends = clients().stream().filter(S3ClientProvider::stores).map(c -> new S3Backend(c, this))
+                .toList();
+    }
+
+    /** Reads the settings that requests do not carry from {@code environment} and {@code workingDirectory}'s {@code .env}. */
+    @Override
+    public void open(Map<String, String> environment, Path workingDirectory) {
+        this.environment = Map.copyOf(environment);
+        this.workingDirectory = workingDirectory.toAbsolutePath();
+    }
+
+    /** The pools of this provider's backends (internal: for the CLI's reports and the clients' shutdown). */
+    public S3Pools pools() {
+        return pools;
+    }
+
+    /** The settings of the provider's environment and working directory, for requests that carry none. */
+    S3Settings defaultSettings() {
+        return S3Settings.fromEnvironment(environment, workingDirectory);
+    }
+
+    /**
+     * The request's settings, else {@link #defaultSettings()}.
+     *
+     * @throws IOException when there are no credentials
+     */
+    S3Settings settings(StorageOptions options, S3Location where) throws IOException {
+        S3Settings s = options.get(S3Settings.class).orElseGet(this::defaultSettings);
+        if (!s.hasCredentials()) {
+            throw new IOException(S3Errors.noCredentials(where));
+        }
+        return s;
     }
 
     /**
@@ -91,7 +134,7 @@ public final class S3StorageProvider implements StorageProvider, AutoCloseable {
 
     @Override
     public void checkWrite(WriteRequest request) {
-        PartPlan.check(request);
+        PartPlan.check(request, this::defaultSettings);
     }
 
     @Override
@@ -109,10 +152,22 @@ public final class S3StorageProvider implements StorageProvider, AutoCloseable {
         return best().delete(target, options);
     }
 
-    /** Closes every backend's pools of clients. */
+    /** Uploads a failure left open that this provider's pools still abort in the background. */
+    @Override
+    public List<String> uploadsLeftOpen() {
+        return pools.uploadsLeftOpen();
+    }
+
+    /** For each upload left open, the AWS CLI command that aborts it. */
+    @Override
+    public List<String> abortCommands() {
+        return pools.abortCommands();
+    }
+
+    /** Closes every backend's pools of clients; requests after it are refused. */
     @Override
     public void close() {
-        backends.forEach(S3Backend::close);
+        pools.close();
     }
 
     private S3Backend best() throws IOException {

@@ -10,7 +10,10 @@ import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.storage.Storage;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -55,9 +58,29 @@ public abstract class S3FailoverContract {
     }
 
     private StreamingCheckpoint checkpoint(S3Settings s, int writers, java.util.function.LongConsumer progress) {
+        return builder(s, writers, progress).build();
+    }
+
+    private StreamingCheckpoint.Builder builder(S3Settings s, int writers, java.util.function.LongConsumer progress) {
         return StreamingCheckpoint.builder().chunkSize((int) PART).buffers(writers + 1).writersInFlight(writers)
                 .readersInFlight(writers).backend(backend()).backendOptions(s).progress(progress)
-                .spec(DataSpec.builder().size(1).seed(7).dedupRatio(2).compressRatio(2).build()).build();
+                .spec(DataSpec.builder().size(1).seed(7).dedupRatio(2).compressRatio(2).build());
+    }
+
+    /** A save of 12 parts through {@code storage} during which every gateway is killed after 2 parts; its failure. */
+    private IOException saveWithEveryGatewayKilled(S3Settings s, Storage storage, String key) {
+        AtomicBoolean killed = new AtomicBoolean();
+        // a guard against a hang, not a speed check: the failure comes within seconds
+        IOException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(IOException.class,
+                () -> builder(s, 2, done -> {
+                    if (done >= 2 * PART && killed.compareAndSet(false, true)) {
+                        for (int i = 0; i < 3; i++) {
+                            kill(i);
+                        }
+                    }
+                }).storage(storage).build().save(target(key), 12 * PART)));
+        assertTrue(killed.get());
+        return e;
     }
 
     private static String target(String key) {
@@ -135,18 +158,10 @@ public abstract class S3FailoverContract {
     protected void withEveryGatewayKilledTheSaveFailsPromptlyAndTheUploadIsAbortedOnceOneIsBack() throws Exception {
         S3Settings s = S3.settings(EndpointSet.Strategy.LEAST_CONNECTIONS).toBuilder()
                 .apiCallAttemptTimeout(Duration.ofSeconds(10)).apiCallTimeout(Duration.ofSeconds(30)).build();
-        AtomicBoolean killed = new AtomicBoolean();
         long start = System.nanoTime();
-        // a guard against a hang, not a speed check: the failure comes within seconds
-        IOException e = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> assertThrows(IOException.class,
-                () -> checkpoint(s, 2, done -> {
-                    if (done >= 2 * PART && killed.compareAndSet(false, true)) {
-                        for (int i = 0; i < 3; i++) {
-                            kill(i);
-                        }
-                    }
-                }).save(target("all-down.bin"), 12 * PART)));
-        assertTrue(killed.get());
+        // the session stays open after the save: its pool keeps aborting in the background
+        Storage storage = Storage.open();
+        IOException e = saveWithEveryGatewayKilled(s, storage, "all-down.bin");
         String m = e.getMessage();
         System.out.printf("save failed %.1f s after it started (every gateway killed after 10 MiB): %s%n",
                 (System.nanoTime() - start) / 1e9, m);
@@ -158,13 +173,46 @@ public abstract class S3FailoverContract {
         for (URI u : S3.endpoints()) {
             assertTrue(m.contains(u.toString()), u + " in " + m);
         }
-        // a gateway comes back: the pool's background abort removes the upload left open
+        assertEquals(List.of("upload " + id.group(1) + " of " + target("all-down.bin")), storage.uploadsLeftOpen());
+        // a gateway comes back: the session's background abort removes the upload left open
         S3.start(0);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!openUploads("all-down.bin").isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
         assertEquals(List.of(), openUploads("all-down.bin"), "upload " + id.group(1) + " left open");
+        assertEquals(List.of(), storage.close(Duration.ZERO), "nothing left open when the session closes");
+    }
+
+    @Test
+    @Order(5)
+    protected void closingTheSessionWaitsForTheAbortOfItsUploadLeftOpenThenRefusesUse() throws Exception {
+        S3Settings s = S3.settings(EndpointSet.Strategy.ROUND_ROBIN).toBuilder()
+                .apiCallAttemptTimeout(Duration.ofSeconds(10)).apiCallTimeout(Duration.ofSeconds(30)).build();
+        Storage storage = Storage.open(Map.of(Storage.ABORT_WAIT_VAR, "60"), Path.of(""));
+        String m = saveWithEveryGatewayKilled(s, storage, "close-aborts.bin").getMessage();
+        Matcher id = Pattern.compile("upload (\\S+) of s3://\\S+/close-aborts\\.bin is left open").matcher(m);
+        assertTrue(id.find(), m);
+        assertEquals(List.of("upload " + id.group(1) + " of " + target("close-aborts.bin")), storage.uploadsLeftOpen());
+        Thread back = Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(1000);
+                S3.start(0);
+            } catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        try {
+            storage.close(); // every gateway still down: it waits (up to 60 s) until gateway 0 takes the abort
+        } finally {
+            back.join();
+        }
+        assertEquals(List.of(), openUploads("close-aborts.bin"), "the close returned with upload " + id.group(1)
+                + " open");
+        assertEquals(List.of(), storage.uploadsLeftOpen());
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> builder(s, 2, done -> { }).storage(storage).build().save(target("after-close.bin"), PART));
+        assertTrue(refused.getMessage().contains("storage session is closed"), refused.getMessage());
     }
 
     private static void kill(int i) {

@@ -1,6 +1,5 @@
 package io.dgen4j.s3;
 
-import io.dgen4j.s3.internal.S3Endpoints;
 import io.dgen4j.s3.internal.MultipartWriter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -97,12 +96,6 @@ public abstract class S3FaultContract {
     @BeforeEach
     void nameTheKey(TestInfo info) {
         key = "fault/" + info.getTestMethod().orElseThrow().getName() + ".bin";
-    }
-
-    /** The pools of this case's proxy ports go: the next case opens its own. */
-    @AfterEach
-    void closePools() {
-        S3Endpoints.closeShared(backend());
     }
 
     // ---- the cases that pass on every backend ----

@@ -90,7 +90,7 @@ public final class BackendsCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         options.check();
         PlotFile.check(plot);
-        List<StorageProvider> providers = S3Backends.providers(backends);
+        List<StorageProvider> providers = S3Backends.providers(env, backends);
         if (providers.isEmpty()) {
             throw new IllegalArgumentException("no S3 backend is installed");
         }

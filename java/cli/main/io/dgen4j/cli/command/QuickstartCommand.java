@@ -200,7 +200,7 @@ public final class QuickstartCommand implements Callable<Integer> {
      */
     private S3Part s3Part(long bytes, boolean bars) throws IOException, InterruptedException {
         PrintWriter err = command.commandLine().getErr();
-        List<io.dgen4j.storage.StorageProvider> providers = S3Backends.providers(List.of());
+        List<io.dgen4j.storage.StorageProvider> providers = S3Backends.providers(env, List.of());
         if (providers.isEmpty()) {
             return skipped(err, "no S3 backend is installed");
         }

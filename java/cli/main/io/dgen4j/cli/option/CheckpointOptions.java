@@ -72,9 +72,10 @@ public final class CheckpointOptions {
         DataSpec.Builder spec = data.spec();
         FileOptions files = FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync)
                 .withPreallocate(!noPreallocate);
-        return StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers).writersInFlight(writers)
-                .readersInFlight(writers).spec(spec.build()).source(source(env)).threads(data.threads)
-                .backendOptions(files).progress(progress).resetPeakRss(true);
+        StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers)
+                .writersInFlight(writers).readersInFlight(writers).spec(spec.build()).source(source(env))
+                .threads(data.threads).backendOptions(files).progress(progress).resetPeakRss(true);
+        return env.storage() == null ? b : b.storage(env.storage()); // the command's session
     }
 
     static FileOptions.Fadvise fadvise(String value) {

@@ -4,6 +4,7 @@ import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.storage.Storage;
 import io.dgen4j.storage.StorageTarget;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
@@ -60,7 +61,11 @@ public final class StorageBackendOptions {
                     ? endpoints.givenNames() : transfer.givenNames(), target.original()));
         }
         S3Settings resolved = settings;
+        Storage storage = env.storage();
         return b -> {
+            if (storage != null) {
+                b.storage(storage); // the command's session: its clients serve every save and load of the command
+            }
             if (chosen != null) {
                 b.backend(chosen);
             }

@@ -63,9 +63,13 @@ public final class S3Backends {
         }
     }
 
-    /** The installed backends of {@code s3://}, in priority order, limited to {@code only} when not empty. */
-    public static List<StorageProvider> providers(List<String> only) {
-        List<StorageProvider> s3 = StorageProviders.installed().stream()
+    /**
+     * The backends of {@code s3://} of the command's storage session ({@code env}'s; else freshly loaded), in
+     * priority order, limited to {@code only} when not empty.
+     */
+    public static List<StorageProvider> providers(Environment env, List<String> only) {
+        List<StorageProvider> all = env.storage() != null ? env.storage().backends() : StorageProviders.installed();
+        List<StorageProvider> s3 = all.stream()
                 .filter(p -> p.schemes().contains(S3Location.SCHEME)).toList();
         if (only == null || only.isEmpty()) {
             return s3;

@@ -6,7 +6,7 @@ import io.dgen4j.s3.spi.S3TransportFactory;
 import java.io.IOException;
 
 /**
- * One endpoint of a pool: its place in the set, the process's health of it, and its transport,
+ * One endpoint of a pool: its place in the set, its storage session's health of it, and its transport,
  * made from the pool's {@link S3TransportFactory.Group} on the endpoint's first request and reused
  * by every later one (an endpoint never used costs no client).
  */
@@ -23,7 +23,7 @@ final class Endpoint {
      * @param name     the endpoint as configured, e.g. {@code http://127.0.0.1:9000}
      * @param settings the settings with this endpoint alone
      * @param group    what makes its transport
-     * @param health   the process's health of it
+     * @param health   its session's health of it
      */
     Endpoint(int index, String name, S3Settings settings, S3TransportFactory.Group group, EndpointHealth health) {
         this.index = index;

@@ -6,11 +6,11 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counters of the requests sent to one endpoint: by one writer or reader (its
- * {@code endpointStatistics()}), or by the whole process ({@link EndpointHealth#figures()}).
+ * {@code endpointStatistics()}), or by a whole storage session ({@link EndpointHealth#figures()}).
  * Thread-safe; latencies go into a {@link LatencyHistogram} in microseconds, made on the first
  * request: with 2 significant digits (p50 and p99 within 1 %) and int counts it holds ~9 KiB for
  * latencies up to minutes, where HdrHistogram's {@code ConcurrentHistogram} of 3 digits took ~170 KiB,
- * which a set of a thousand endpoints, counted per process and per object, could not afford.
+ * which a set of a thousand endpoints, counted per session and per object, could not afford.
  */
 final class EndpointFigures {
     private final LongAdder requests = new LongAdder();

@@ -1,19 +1,17 @@
 package io.dgen4j.s3.internal;
 
 import io.dgen4j.s3.S3Timeouts;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Whether one endpoint takes requests, shared by every writer and reader of the process that uses
- * it (one instance per endpoint URI): up; down after a failure of the endpoint's (connect refused
+ * Whether one endpoint takes requests, shared by every writer and reader of a storage session that
+ * uses it (one instance per endpoint URI in its {@link S3Pools}): up; down after a failure of the endpoint's (connect refused
  * or reset, timeout, 5xx) for a back-off of 200 ms that doubles up to 2 s while it keeps failing;
  * then one request is let through as a half-open probe: its success brings the endpoint up, its
  * failure puts it down again for twice as long. An endpoint that timed out (it accepts connections
  * and does not answer, or stalls) is down for 30 s, doubling up to 5 min: each probe of it costs a
- * request the whole timeout, where a refused connection costs milliseconds. Also holds the process-wide figures and the
- * process-wide count of requests in flight, which least-connections balancing reads.
+ * request the whole timeout, where a refused connection costs milliseconds. Also holds the session's figures and
+ * count of requests in flight, which least-connections balancing reads.
  */
 final class EndpointHealth {
     /** The first back-off after an endpoint fails. */
@@ -27,8 +25,6 @@ final class EndpointHealth {
     static final long TIMEOUT_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** The longest back-off after timeouts. */
     static final long MAX_TIMEOUT_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(5);
-
-    private static final Map<String, EndpointHealth> ALL = new ConcurrentHashMap<>();
 
     /** The state an endpoint is in, as {@link io.dgen4j.storage.EndpointStatistics#state()} writes it. */
     enum State { UP, DOWN, PROBING }
@@ -50,25 +46,21 @@ final class EndpointHealth {
     private long lastAnswer;
     private boolean answeredOnce;
 
-    private EndpointHealth(String endpoint) {
+    /** A new judge of {@code endpoint}, up (its session's {@link S3Pools} keeps one per endpoint URI). */
+    EndpointHealth(String endpoint) {
         this.endpoint = endpoint;
-    }
-
-    /** The process's health of {@code endpoint}. */
-    static EndpointHealth of(String endpoint) {
-        return ALL.computeIfAbsent(endpoint, EndpointHealth::new);
     }
 
     String endpoint() {
         return endpoint;
     }
 
-    /** Figures of every request of the process to this endpoint. */
+    /** Figures of every request of the session to this endpoint. */
     EndpointFigures figures() {
         return figures;
     }
 
-    /** Requests of the whole process in flight on this endpoint. */
+    /** Requests of the whole session in flight on this endpoint. */
     int active() {
         return figures.active();
     }
@@ -155,7 +147,7 @@ final class EndpointHealth {
         }
     }
 
-    /** Nanoseconds since the endpoint last answered a request of this process; {@link Long#MAX_VALUE} if it never did. */
+    /** Nanoseconds since the endpoint last answered a request of this session; {@link Long#MAX_VALUE} if it never did. */
     synchronized long sinceAnswer(long now) {
         return answeredOnce ? now - lastAnswer : Long.MAX_VALUE;
     }

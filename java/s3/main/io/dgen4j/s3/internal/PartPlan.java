@@ -90,15 +90,14 @@ public record PartPlan(long objectSize, long partSize, int parts) {
 
     /**
      * What every S3 backend's {@code StorageProvider.checkWrite} checks, without a request: the target
-     * is an {@code s3://bucket/key} and {@link #forWrite} plans it with the request's settings (else the
-     * environment's).
+     * is an {@code s3://bucket/key} and {@link #forWrite} plans it with the request's settings (else
+     * {@code defaults}: the session's environment's).
      *
      * @throws IllegalArgumentException naming the bucket or key rule, or the part limit
      */
-    public static PartPlan check(io.dgen4j.storage.WriteRequest r) {
+    public static PartPlan check(io.dgen4j.storage.WriteRequest r, java.util.function.Supplier<S3Settings> defaults) {
         S3Location.of(r.target());
-        S3Settings settings = r.options().get(S3Settings.class)
-                .orElseGet(() -> S3Settings.fromEnvironment(System.getenv(), java.nio.file.Path.of("")));
+        S3Settings settings = r.options().get(S3Settings.class).orElseGet(defaults);
         return forWrite(r, settings);
     }
 

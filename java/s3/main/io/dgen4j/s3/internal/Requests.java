@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The requests of one writer or reader (one object): each sent to the endpoint the pool chooses,
- * timed and counted in this object's figures and the process's, its failure classified by the
+ * timed and counted in this object's figures and the session's, its failure classified by the
  * transport; an endpoint's failure marks it down and the caller retries elsewhere, or on the same
  * endpoint once its back-off is over, for the settings' retry budget ({@link S3Timeouts#retry()})
  * after the request's first failure. With {@link S3Endpoints#pinUpload()} every request goes to
@@ -186,7 +186,7 @@ final class Requests {
      * or failed this very request. A request not yet sent anywhere waits for a back-off to end and
      * gets its attempt (a gateway that came back is not refused for other requests' back-off).
      * One that failed waits, within the retry budget since its first failure and while some endpoint
-     * of the set answered a request of this process within that budget (a cluster that was working
+     * of the set answered a request of this session within that budget (a cluster that was working
      * moments ago: a gateway restarting, a burst of 503s), for a back-off to end or a probe to
      * succeed, then lets the caller choose again, endpoints it failed on included once they may be
      * probed; otherwise (never answered, silent for that long, or the budget spent) it fails at once,

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,25 +25,21 @@ import org.slf4j.LoggerFactory;
  * gateways of one cluster: an upload created through one takes parts and is completed through
  * another ({@link EndpointSet#pinUpload()} keeps each object on one endpoint where they are not).
  *
- * <p>Pools are cached process-wide per backend, settings (all but the part size and requests in
- * flight, which do not touch the clients) and variant, so that repeated saves reuse the clients;
- * {@link #closeShared(String)} (the backend's provider's {@code close()}) closes them. No shutdown
- * hook does: the clients' threads are daemons, and the CLI's Ctrl-C cleanup still aborts uploads
- * through them while the JVM shuts down. Endpoint health and the counts of requests in flight are process-wide per endpoint URI, shared
- * by every pool that names the endpoint.
+ * <p>A storage session's S3 provider keeps its pools in {@link S3Pools}, one per backend, settings
+ * (all but the part size and requests in flight, which do not touch the clients) and variant, so that
+ * repeated saves reuse the clients, and closes them when the session closes. Endpoint health and the
+ * counts of requests in flight are per endpoint URI, shared by every pool of that {@link S3Pools}
+ * (a pool {@linkplain #open(S3TransportFactory, S3Settings) opened alone} has its own).
  *
  * {@snippet :
- * S3Endpoints pool = S3Endpoints.shared(factory, settings);
- * try (MultipartWriter w = MultipartWriter.open(pool, where, settings, request, 8)) { ... }
+ * try (S3Pools pools = new S3Pools()) {
+ *     S3Endpoints pool = pools.pool(factory, settings, null);
+ *     try (MultipartWriter w = MultipartWriter.open(pool, where, settings, request, 8)) { ... }
+ * }
  * }
  */
 public final class S3Endpoints implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(S3Endpoints.class);
-    private static final Map<Key, S3Endpoints> SHARED = new ConcurrentHashMap<>();
-
-    /** What a shared pool is made from. */
-    private record Key(String backend, S3Settings settings, Object variant) {}
-
     private final String backend;
     private final S3Settings settings;
     private final List<Endpoint> endpoints;
@@ -78,98 +73,22 @@ public final class S3Endpoints implements AutoCloseable {
      * @throws IOException when the backend's shared client cannot be created
      */
     public static S3Endpoints open(S3TransportFactory factory, S3Settings settings) throws IOException {
+        Map<String, EndpointHealth> health = new java.util.HashMap<>();
+        return open(factory, settings, name -> health.computeIfAbsent(name, EndpointHealth::new));
+    }
+
+    /** {@link #open(S3TransportFactory, S3Settings)} with each endpoint's health from {@code health}. */
+    static S3Endpoints open(S3TransportFactory factory, S3Settings settings,
+                            java.util.function.Function<String, EndpointHealth> health) throws IOException {
         List<S3Settings> each = settings.perEndpoint();
         S3TransportFactory.Group group = Objects.requireNonNull(factory.group(settings), "group");
         List<Endpoint> list = new ArrayList<>(each.size());
         for (int i = 0; i < each.size(); i++) {
             S3Settings one = each.get(i);
             String name = one.endpointDescription();
-            list.add(new Endpoint(i, name, one, group, EndpointHealth.of(name)));
+            list.add(new Endpoint(i, name, one, group, health.apply(name)));
         }
         return new S3Endpoints(factory.backend(), settings, list, group);
-    }
-
-    /** The process's pool for this backend and these settings, opened on first use. */
-    public static S3Endpoints shared(S3TransportFactory factory, S3Settings settings) throws IOException {
-        return shared(factory, settings, null);
-    }
-
-    /**
-     * The process's pool for this backend, these settings and {@code variant} (backend options that
-     * change how its transports are built, equal by value; null for none), opened on first use.
-     */
-    public static S3Endpoints shared(S3TransportFactory factory, S3Settings settings, Object variant)
-            throws IOException {
-        Key key = new Key(factory.backend(), clientSettings(settings), variant);
-        S3Endpoints pool = SHARED.get(key);
-        if (pool != null && !pool.closed) {
-            return pool;
-        }
-        synchronized (SHARED) {
-            pool = SHARED.get(key);
-            if (pool == null || pool.closed) {
-                pool = open(factory, key.settings());
-                SHARED.put(key, pool);
-            }
-            return pool;
-        }
-    }
-
-    /**
-     * The uploads that no endpoint let this process abort yet, over every shared pool (as
-     * {@code upload <id> of s3://b/k}): the pools keep aborting them in the background while the
-     * process runs, so a program about to exit may {@link #awaitUploadsLeftOpen wait} for them.
-     */
-    public static List<String> uploadsLeftOpenEverywhere() {
-        List<String> all = new ArrayList<>();
-        for (S3Endpoints p : List.copyOf(SHARED.values())) {
-            all.addAll(p.uploadsLeftOpen());
-        }
-        return all;
-    }
-
-    /**
-     * For each upload that no endpoint let this process abort yet, over every shared pool, the AWS
-     * CLI command that aborts it: its real bucket, key, upload id and endpoint.
-     */
-    public static List<String> abortCommandsEverywhere() {
-        List<String> all = new ArrayList<>();
-        for (S3Endpoints p : List.copyOf(SHARED.values())) {
-            all.addAll(p.leftOpen.abortCommands());
-        }
-        return all;
-    }
-
-    /**
-     * Waits until every shared pool has aborted its uploads left open, or {@code max} has passed;
-     * returns those still open.
-     *
-     * @throws InterruptedException when interrupted while waiting
-     */
-    public static List<String> awaitUploadsLeftOpen(java.time.Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
-        List<String> open = uploadsLeftOpenEverywhere();
-        while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
-            Thread.sleep(100);
-            open = uploadsLeftOpenEverywhere();
-        }
-        return open;
-    }
-
-    /**
-     * Whether a shared pool of {@code backend} has work under way: a writer or reader open (an upload
-     * not yet committed or aborted), or a request in flight. A client library that tears itself down
-     * at JVM shutdown (the CRT) waits for this to end, so that an interrupted save still aborts its
-     * upload through it.
-     */
-    public static boolean busy(String backend) {
-        for (S3Endpoints p : List.copyOf(SHARED.values())) {
-            if (p.backend.equals(backend) && !p.closed && (p.objects.get() > 0
-                    || p.endpoints.stream().anyMatch(ep -> ep.health().active() > 0))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A writer or reader of this pool was opened. */
@@ -182,42 +101,18 @@ public final class S3Endpoints implements AutoCloseable {
         objects.decrementAndGet();
     }
 
-    /**
-     * The endpoints of the process's open shared pools, and how many of them have a transport made
-     * (for messages about memory: each takes some heap, see {@code docs/ENDPOINTS.md}).
-     *
-     * @return {endpoints, transports made}
-     */
-    public static int[] endpointsOpenEverywhere() {
-        int endpoints = 0;
+    /** Whether {@link #close()} was called. */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** How many endpoints have their transport made. */
+    int transportsMade() {
         int made = 0;
-        for (S3Endpoints p : List.copyOf(SHARED.values())) {
-            if (!p.closed) {
-                endpoints += p.size();
-                for (Endpoint ep : p.endpoints) {
-                    made += ep.opened() == null ? 0 : 1;
-                }
-            }
+        for (Endpoint ep : endpoints) {
+            made += ep.opened() == null ? 0 : 1;
         }
-        return new int[] {endpoints, made};
-    }
-
-    /** Closes the process's shared pools of {@code backend} (its provider's {@code close()}). */
-    public static void closeShared(String backend) {
-        synchronized (SHARED) {
-            SHARED.entrySet().removeIf(e -> {
-                if (e.getKey().backend().equals(backend)) {
-                    e.getValue().close();
-                    return true;
-                }
-                return false;
-            });
-        }
-    }
-
-    /** The settings a client depends on: these without the part size and requests in flight. */
-    private static S3Settings clientSettings(S3Settings s) {
-        return s.toBuilder().partSize(0).maxInFlight(0).build();
+        return made;
     }
 
     /** The backend's name ({@code aws}, {@code crt}, {@code minio}). */
@@ -256,7 +151,7 @@ public final class S3Endpoints implements AutoCloseable {
     }
 
     /**
-     * The figures of every request of this process to each endpoint (all pools that name it), with
+     * The figures of every request to each endpoint (of every pool that shares its health), with
      * its state now.
      */
     public List<EndpointStatistics> statistics() {
@@ -267,6 +162,11 @@ public final class S3Endpoints implements AutoCloseable {
     /** Uploads that no endpoint let this process abort yet, as {@code upload <id> of s3://b/k}. */
     public List<String> uploadsLeftOpen() {
         return leftOpen.list();
+    }
+
+    /** For each upload left open, the AWS CLI command that aborts it: its real bucket, key, upload id and endpoint. */
+    public List<String> abortCommands() {
+        return leftOpen.abortCommands();
     }
 
     List<Endpoint> all() {
@@ -325,7 +225,7 @@ public final class S3Endpoints implements AutoCloseable {
         return null;
     }
 
-    /** Fewest requests in flight (process-wide); among equals, the first from a rotating start. */
+    /** Fewest requests in flight (over the session's pools); among equals, the first from a rotating start. */
     private Endpoint leastConnections(java.util.Set<Endpoint> excluded, long now) {
         int n = endpoints.size();
         int start = Math.floorMod(next.getAndIncrement(), n);

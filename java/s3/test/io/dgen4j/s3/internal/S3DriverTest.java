@@ -474,7 +474,7 @@ class S3DriverTest {
 
     @Test
     void aFailedProbeDoublesTheBackOffUpTo10Seconds() {
-        EndpointHealth h = EndpointHealth.of("http://health-unit.fake:1");
+        EndpointHealth h = new EndpointHealth("http://health-unit.fake:1");
         long t = 1_000_000_000L;
         assertEquals(EndpointHealth.Admission.NORMAL, h.admit(t));
         assertTrue(h.failed(EndpointHealth.Admission.NORMAL, "refused", t));
@@ -580,16 +580,41 @@ class S3DriverTest {
         FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
         S3Settings s = S3Settings.builder().credentials("key", "secret", null)
                 .endpointSet(EndpointSet.builder().endpoints(c.endpoints(2)).build()).build();
-        S3Endpoints a = S3Endpoints.shared(c, s);
-        S3Endpoints b = S3Endpoints.shared(c, s.toBuilder().partSize(8 * MIB).build());
-        assertTrue(a == b, "the part size does not change the clients");
-        assertEquals(0, c.transports.size(), "an endpoint's transport is made on its first request");
-        S3Transport first = a.all().getFirst().transport();
-        assertTrue(first == a.all().getFirst().transport(), "and reused");
-        assertEquals(1, c.transports.size());
-        S3Endpoints.closeShared("fake");
-        assertFalse(S3Endpoints.shared(c, s) == a, "closed pools are opened again");
-        S3Endpoints.closeShared("fake");
+        try (S3Pools pools = new S3Pools()) {
+            S3Endpoints a = pools.pool(c, s, null);
+            S3Endpoints b = pools.pool(c, s.toBuilder().partSize(8 * MIB).build(), null);
+            assertTrue(a == b, "the part size does not change the clients");
+            assertEquals(0, c.transports.size(), "an endpoint's transport is made on its first request");
+            S3Transport first = a.all().getFirst().transport();
+            assertTrue(first == a.all().getFirst().transport(), "and reused");
+            assertEquals(1, c.transports.size());
+            pools.close("fake");
+            assertFalse(pools.pool(c, s, null) == a, "closed pools are opened again");
+        }
+    }
+
+    @Test
+    void twoSessionsPoolsShareNeitherClientsNorEndpointHealth() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, false);
+        S3Settings s = S3Settings.builder().credentials("key", "secret", null)
+                .endpointSet(EndpointSet.builder().endpoints(c.endpoints(2)).build()).build();
+        try (S3Pools one = new S3Pools(); S3Pools two = new S3Pools()) {
+            S3Endpoints a = one.pool(c, s, null);
+            S3Endpoints b = two.pool(c, s, null);
+            assertFalse(a == b, "each session opens its own pool");
+            assertFalse(a.all().getFirst().health() == b.all().getFirst().health(), "and judges endpoints itself");
+            long now = System.nanoTime();
+            assertTrue(a.all().getFirst().health().failed(EndpointHealth.Admission.NORMAL, "refused", now));
+            assertEquals(EndpointHealth.State.DOWN, a.all().getFirst().health().state());
+            assertEquals(EndpointHealth.State.UP, b.all().getFirst().health().state(),
+                    "an endpoint down in one session is up in the other");
+            assertTrue(a.all().getFirst().health() == one.pool(c, s.toBuilder().partSize(8 * MIB).build(), null)
+                    .all().getFirst().health(), "within a session, pools share an endpoint's health");
+            one.close();
+            assertTrue(assertThrows(IllegalStateException.class, () -> one.pool(c, s, null)).getMessage()
+                    .contains("closed"));
+            assertTrue(b == two.pool(c, s, null), "closing one session leaves the other's pool open");
+        }
     }
 
     // ---- the retry budget, timeouts, interrupts and client-thread Errors ----
