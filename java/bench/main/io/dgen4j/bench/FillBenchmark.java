@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Filling {@code bytes} bytes of memory with {@code threads} threads, one fill per operation: the
- * native core against the pure-Java twin, {@code MemorySegment.fill} (the memset limit) and the
+ * native core against the pure-Java twin, {@code MemorySegment.fill} (ordinary stores) and the
  * JDK's and our best pure-Java random generators. Throughput in ops/s; {@link BenchMain} turns it
  * into GB/s. The buffers are touched once in setup, so page faults are not measured.
  *
@@ -229,7 +229,10 @@ public class FillBenchmark {
         t.scalar.fill(seg, 0);
     }
 
-    /** {@code MemorySegment.fill}: the memory-bandwidth limit. */
+    /**
+     * {@code MemorySegment.fill}: the JDK's ordinary stores, a baseline ("fill" in the summary); not
+     * the memory's bandwidth limit, which the native core's non-temporal stores come closer to.
+     */
     @Benchmark
     public void memset() throws Exception {
         split((piece, k) -> piece.fill((byte) 0x5A));
