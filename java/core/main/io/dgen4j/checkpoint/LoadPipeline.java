@@ -232,6 +232,7 @@ final class LoadPipeline {
     private final BlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private volatile byte[] mismatchBytes;
     private int peakInUse;
+    private long runStart;
     /** What verified: the generator's implementation, or {@code none}. */
     private volatile String verifier = "none";
 
@@ -305,6 +306,24 @@ final class LoadPipeline {
         return verifyNanos.get() / 1e9;
     }
 
+    /**
+     * The {@link #run} that took {@code runSeconds} (measured around it) cut into phases adding up
+     * to it: before the first read (threads started, buffers mapped, the verifier opened), reads in
+     * flight, no read in flight between the first and the last (readers comparing, or waiting for a
+     * buffer the verifier still held), and after the last read (the last compares, threads stopping).
+     */
+    List<Phase> phases(double runSeconds) {
+        double[] s = io.split(runStart, runSeconds);
+        boolean verifying = mode != VerifyMode.NONE;
+        return List.of(new Phase("startUp", "start-up", s[0], "threads started, first buffer taken, before the first read"),
+                new Phase("io", "I/O", s[1], "reads in flight"),
+                new Phase("readStall", "read stall", s[2], verifying
+                        ? "no read in flight: readers comparing, or waiting for buffers being verified"
+                        : "no read in flight: readers between reads"),
+                new Phase("drain", "drain", s[3], verifying ? "after the last read: the last compares, threads stopping"
+                        : "after the last read: threads stopping"));
+    }
+
     /** Most buffers of the pool taken at once. */
     int peakInUse() {
         return peakInUse;
@@ -317,6 +336,7 @@ final class LoadPipeline {
      * @throws VerifyException at the first byte that differs from the stream
      */
     void run(BufferPool pool) throws IOException {
+        runStart = System.nanoTime();
         long size = spec.size();
         // Readers verifying inline need the generator first; the verifier thread opens its own
         // while the first slices are read.

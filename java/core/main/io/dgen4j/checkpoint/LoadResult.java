@@ -43,8 +43,19 @@ public record LoadResult(Where where, Plan plan, Verification verification, Time
      * @param readSeconds   time at least one read was in flight
      * @param verifySeconds time spent regenerating and comparing (overlapped with the reads)
      * @param totalSeconds  wall time
+     * @param phases        the wall time cut into phases that follow one another and add up to
+     *                      {@code totalSeconds} (empty when not measured)
      */
-    public record Times(double readSeconds, double verifySeconds, double totalSeconds) {}
+    public record Times(double readSeconds, double verifySeconds, double totalSeconds, List<Phase> phases) {
+        public Times {
+            phases = List.copyOf(phases);
+        }
+
+        /** Times without phases. */
+        public Times(double readSeconds, double verifySeconds, double totalSeconds) {
+            this(readSeconds, verifySeconds, totalSeconds, List.of());
+        }
+    }
 
     /**
      * The memory a load took.
@@ -113,6 +124,16 @@ public record LoadResult(Where where, Plan plan, Verification verification, Time
         return times.totalSeconds();
     }
 
+    /**
+     * The wall time cut into phases that follow one another and add up to {@link #totalSeconds()}
+     * (opening, the pipeline's phases, freeing the buffers); one {@code other} phase holding the
+     * total when they were not measured.
+     */
+    public List<Phase> phases() {
+        return times.phases().isEmpty()
+                ? List.of(new Phase("other", "other", totalSeconds(), "not cut into phases")) : times.phases();
+    }
+
     /** Most buffers taken at once. */
     public int peakBuffersInUse() {
         return memory.peakBuffersInUse();
@@ -151,6 +172,7 @@ public record LoadResult(Where where, Plan plan, Verification verification, Time
         m.put("totalGBps", SaveResult.round(totalGBps()));
         m.put("peakBuffersInUse", peakBuffersInUse());
         m.put("peakRssBytes", peakRssBytes());
+        m.put("phases", SaveResult.phaseMap(phases()));
         if (!endpoints.isEmpty()) {
             m.put("endpoints", endpoints.stream().map(EndpointStatistics::toMap).toList());
         }

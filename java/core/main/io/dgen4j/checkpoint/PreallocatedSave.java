@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
@@ -21,6 +22,8 @@ final class PreallocatedSave implements SaveRun {
     private final AtomicLong written = new AtomicLong();
     private final IoClock io = new IoClock();
     private double generationSeconds;
+    private double allocationSeconds;
+    private double writeLoopSeconds;
 
     /** A save of {@code total} bytes in writes of {@code chunk}; {@code target} names it in messages. */
     PreallocatedSave(String target, long total, long chunk, LongConsumer progress) {
@@ -32,11 +35,14 @@ final class PreallocatedSave implements SaveRun {
 
     @Override
     public void run(DataSource.Filler filler, StorageWriter writer) throws IOException {
+        long start = System.nanoTime();
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment all = arena.allocate(total, 4096);
+            MemorySegment all = arena.allocate(total, 4096); // zeroed: every page is touched here
             long t0 = System.nanoTime();
+            allocationSeconds = (t0 - start) / 1e9;
             filler.fill(all, 0);
-            generationSeconds = (System.nanoTime() - t0) / 1e9;
+            long t1 = System.nanoTime();
+            generationSeconds = (t1 - t0) / 1e9;
             for (long off = 0; off < total; off += chunk) {
                 if (Thread.interrupted()) {
                     Thread.currentThread().interrupt();
@@ -51,7 +57,22 @@ final class PreallocatedSave implements SaveRun {
                 }
                 progress.accept(written.addAndGet(len));
             }
+            writeLoopSeconds = (System.nanoTime() - t1) / 1e9;
         }
+    }
+
+    /**
+     * Allocating (and zeroing) the whole checkpoint, generating it, writing it one chunk after the
+     * other, and freeing it (the rest of the run).
+     */
+    @Override
+    public List<Phase> phases(double runSeconds) {
+        return List.of(new Phase("allocation", "allocation", allocationSeconds,
+                        "the whole checkpoint allocated and zeroed"),
+                new Phase("generation", "generation", generationSeconds, "the whole checkpoint generated"),
+                new Phase("io", "I/O", writeLoopSeconds, "writes, one at a time"),
+                new Phase("release", "release", Math.max(0, runSeconds - allocationSeconds - generationSeconds
+                        - writeLoopSeconds), "the checkpoint's memory freed"));
     }
 
     @Override

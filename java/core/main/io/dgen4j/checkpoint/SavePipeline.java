@@ -26,6 +26,12 @@ final class SavePipeline implements SaveRun {
 
     private record Chunk(MemorySegment buffer, long offset, long length) {}
 
+    /**
+     * Queued once per writer after the producer's last chunk: a writer waiting in its poll stops at
+     * once instead of at the end of the poll (which cost up to {@value #POLL_MS} ms per save).
+     */
+    private static final Chunk END = new Chunk(null, -1, 0);
+
     private final BufferPool pool;
     private final long total;
     private final long chunk;
@@ -36,6 +42,7 @@ final class SavePipeline implements SaveRun {
     private final AtomicLong written = new AtomicLong();
     private final IoClock io = new IoClock();
     private long generationNanos;
+    private long runStart;
     private volatile boolean producerDone;
     private boolean writersStopped = true;
 
@@ -89,6 +96,22 @@ final class SavePipeline implements SaveRun {
         return pool.poolBytes();
     }
 
+    /**
+     * Before the first write (the first buffer mapped, first-touched and filled, the writers
+     * started), writes in flight, no write in flight between the first and the last (the writers
+     * waited for the generator), and after the last write (the writers stopping).
+     */
+    @Override
+    public List<Phase> phases(double runSeconds) {
+        double[] s = io.split(runStart, runSeconds);
+        return List.of(new Phase("firstChunk", "first chunk", s[0],
+                        "first buffer mapped, touched and filled, before the first write"),
+                new Phase("io", "I/O", s[1], "writes in flight"),
+                new Phase("generationStall", "gen. stall", s[2],
+                        "no write in flight: the writers waited for the generator"),
+                new Phase("drain", "drain", s[3], "after the last write: the writers stopping"));
+    }
+
     /** False when a writer thread did not exit in time (its buffer must then not be freed). */
     boolean writersStopped() {
         return writersStopped;
@@ -97,6 +120,7 @@ final class SavePipeline implements SaveRun {
     /** Runs the pipeline to the end; throws the first failure. */
     @Override
     public void run(DataSource.Filler filler, StorageWriter writer) throws IOException {
+        runStart = System.nanoTime();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < writers; i++) {
             threads.add(Thread.ofPlatform().name("dgen4j-writer-" + i).daemon().start(() -> writeLoop(writer)));
@@ -114,6 +138,10 @@ final class SavePipeline implements SaveRun {
             fail(t);
         } finally {
             producerDone = true;
+            // The queue holds a buffer's chunks at most plus one slot per writer: these always fit.
+            for (int i = 0; i < writers; i++) {
+                ready.offer(END);
+            }
         }
         interrupted |= finish(threads);
         if (interrupted) {
@@ -164,9 +192,12 @@ final class SavePipeline implements SaveRun {
                 fail(new InterruptedIOException("writer interrupted"));
                 continue; // keep draining so every buffer returns to the pool
             }
+            if (c == END) {
+                return; // queued after every chunk: none is left for this writer
+            }
             if (c == null) {
                 // The producer queues before it says it is done, so one more look cannot miss a chunk.
-                if (!producerDone || (c = ready.poll()) == null) {
+                if (!producerDone || (c = ready.poll()) == null || c == END) {
                     if (producerDone) {
                         return;
                     }

@@ -43,12 +43,25 @@ public record SaveResult(String method, Where where, Plan plan, Data data, Times
     /**
      * Where a save's time went.
      *
-     * @param generationSeconds time spent filling buffers (pure fill time, waits excluded)
+     * @param generationSeconds time spent filling buffers (pure fill time, waits excluded; overlapped
+     *                          with the writes in a streaming save)
      * @param ioSeconds         time at least one write was in flight
      * @param closeSeconds      fsync, rename and manifest time at the end
      * @param totalSeconds      wall time of the whole save
+     * @param phases            the wall time cut into phases that follow one another and add up to
+     *                          {@code totalSeconds} (empty when not measured)
      */
-    public record Times(double generationSeconds, double ioSeconds, double closeSeconds, double totalSeconds) {}
+    public record Times(double generationSeconds, double ioSeconds, double closeSeconds, double totalSeconds,
+                        List<Phase> phases) {
+        public Times {
+            phases = List.copyOf(phases);
+        }
+
+        /** Times without phases. */
+        public Times(double generationSeconds, double ioSeconds, double closeSeconds, double totalSeconds) {
+            this(generationSeconds, ioSeconds, closeSeconds, totalSeconds, List.of());
+        }
+    }
 
     /**
      * The memory a save took.
@@ -164,12 +177,29 @@ public record SaveResult(String method, Where where, Plan plan, Data data, Times
         return rate(totalBytes(), totalSeconds());
     }
 
-    /** End-to-end rate over the I/O rate: 1.0 means the pipeline costs nothing over pure I/O. */
+    /**
+     * The wall time cut into phases that follow one another and add up to {@link #totalSeconds()}
+     * (start-up, opening the target, the run's own phases, fsync+rename); one {@code other} phase
+     * holding the total when they were not measured.
+     */
+    public List<Phase> phases() {
+        return times.phases().isEmpty()
+                ? List.of(new Phase("other", "other", totalSeconds(), "not cut into phases")) : times.phases();
+    }
+
+    /**
+     * Throughput ratio: the time the storage was busy (writes in flight, then fsync+rename) over the
+     * wall time, that is the end-to-end rate over the rate storage alone would give: 1.0 means the
+     * save cost nothing beyond its storage's time.
+     */
     public double throughputRatio() {
         return ioSeconds() > 0 ? (ioSeconds() + closeSeconds()) / totalSeconds() : 0;
     }
 
-    /** Percent of wall time not covered by the slower stage (generation or I/O plus close). */
+    /**
+     * Overhead: the percent of the wall time outside the slower stage (generation, or writes plus
+     * fsync+rename); what a perfect pipeline, whose slower stage runs all the time, would not spend.
+     */
     public double pipelineOverheadPercent() {
         double slowest = Math.max(generationSeconds(), ioSeconds() + closeSeconds());
         return totalSeconds() > 0 ? Math.max(0, (totalSeconds() - slowest) / totalSeconds() * 100) : 0;
@@ -207,8 +237,18 @@ public record SaveResult(String method, Where where, Plan plan, Data data, Times
         m.put("peakBuffersInUse", peakBuffersInUse());
         m.put("poolBytes", poolBytes());
         m.put("peakRssBytes", peakRssBytes());
+        m.put("phases", phaseMap(phases()));
         if (!endpoints.isEmpty()) {
             m.put("endpoints", endpoints.stream().map(EndpointStatistics::toMap).toList());
+        }
+        return m;
+    }
+
+    /** Phases as {@code {key: seconds}}, in order, rounded like the other figures. */
+    static Map<String, Object> phaseMap(List<Phase> phases) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (Phase p : phases) {
+            m.put(p.key(), round(p.seconds()));
         }
         return m;
     }

@@ -2,6 +2,7 @@ package io.dgen4j.checkpoint;
 
 import io.dgen4j.storage.StorageWriter;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * What a save runs between opening its writer and committing it: every byte of the stream,
@@ -35,4 +36,10 @@ interface SaveRun {
 
     /** Time at least one write was in flight. */
     double ioSeconds();
+
+    /**
+     * The {@link #run} that took {@code runSeconds} (measured by the caller, around it) cut into
+     * phases that follow one another and add up to {@code runSeconds}.
+     */
+    List<Phase> phases(double runSeconds);
 }

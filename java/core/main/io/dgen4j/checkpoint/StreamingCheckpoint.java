@@ -14,6 +14,8 @@ import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -215,17 +217,27 @@ public final class StreamingCheckpoint {
         StorageWriter data = null;
         try (Measurement measured = new Measurement(resetPeakRss, run::written);
              DataSource.Filler filler = source.open(spec, threads)) {
+            // Phases are cut at readings of one clock, so they add up to the total exactly.
+            double started = measured.seconds();
             Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
             data = provider.openWriter(new WriteRequest(target, spec.size(), chunkSize, manifest.toMetadata(),
                     run.inFlight(), storageOptions));
+            double opened = measured.seconds();
             run.run(filler, data);
-            long closeStart = System.nanoTime();
+            double ran = measured.seconds();
             data.commit();
-            double closeSeconds = (System.nanoTime() - closeStart) / 1e9;
+            double total = measured.seconds();
+            double closeSeconds = total - ran;
+            List<Phase> phases = new ArrayList<>();
+            phases.add(new Phase("startUp", "start-up", started, "generator started (threads, pinning; a process's first also loads and compiles code)"));
+            phases.add(new Phase("open", "open", opened - started, "target opened: lock, temp file, preallocation"));
+            phases.addAll(run.phases(ran - opened));
+            phases.add(new Phase("commit", "fsync+rename", closeSeconds,
+                    "commit: fsync, manifest, renames, directory fsyncs"));
             return new SaveResult(run.method(), new Where(target.toString(), data.description(), data.directIo()),
                     new SaveResult.Plan(spec.size(), chunkSize, chunks(spec.size()), run.buffers(), run.inFlight()),
                     new SaveResult.Data(filler.implementation(), spec.seedString()),
-                    new SaveResult.Times(run.generationSeconds(), run.ioSeconds(), closeSeconds, measured.seconds()),
+                    new SaveResult.Times(run.generationSeconds(), run.ioSeconds(), closeSeconds, total, phases),
                     new SaveResult.Memory(run.peakBuffersInUse(), run.poolBytes(), measured.peakRss()),
                     measured.samples(), data.endpointStatistics());
         } catch (IOException | RuntimeException | Error e) {
@@ -284,18 +296,26 @@ public final class StreamingCheckpoint {
         try (Measurement measured = new Measurement(resetPeakRss, () -> 0);
              StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
             DataSpec spec = manifestOf(reader, path, verify).spec();
+            double opened = measured.seconds();
             LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, readersInFlight, threads,
                     progress);
             BufferPool pool = poolFor(run.buffersFor(buffers), "the load of " + target);
+            double ran;
             try {
                 run.run(pool);
             } finally {
+                ran = measured.seconds();
                 done(pool);
             }
+            double total = measured.seconds();
+            List<Phase> phases = new ArrayList<>();
+            phases.add(new Phase("open", "open", opened, "target opened, manifest read"));
+            phases.addAll(run.phases(ran - opened));
+            phases.add(new Phase("release", "release", total - ran, "buffers freed"));
             return new LoadResult(new Where(path, reader.description(), reader.directIo()),
                     new LoadResult.Plan(spec.size(), chunkSize, readersInFlight),
                     new LoadResult.Verification(verify, run.verifier()),
-                    new LoadResult.Times(run.readSeconds(), run.verifySeconds(), measured.seconds()),
+                    new LoadResult.Times(run.readSeconds(), run.verifySeconds(), total, phases),
                     new LoadResult.Memory(run.peakInUse(), measured.peakRss()), reader.endpointStatistics());
         } catch (NoSuchFileException e) {
             throw new CheckpointException(String.format("checkpoint %s does not exist%s", path,
