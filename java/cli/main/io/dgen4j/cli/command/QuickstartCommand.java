@@ -1,6 +1,7 @@
 package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.LoadResult;
+import io.dgen4j.checkpoint.Phase;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.Environment;
@@ -129,7 +130,7 @@ public final class QuickstartCommand implements Callable<Integer> {
             Comparison.Outcome cmp = Comparison.run(work, bytes, options, env, bars, false);
             String plotError = plot == null ? null : Comparison.drawPlot(plot, cmp);
             if (!json) {
-                step3(out, cmp, plotError == null);
+                step3(out, saved, cmp, plotError == null);
             }
             S3Part s3 = noS3 ? null : s3Part(Math.min(bytes, S3_SIZE_CAP), bars);
             if (json) {
@@ -238,22 +239,63 @@ public final class QuickstartCommand implements Callable<Integer> {
                 s.totalSeconds(), s.totalGBps(), s.backend());
         out.printf(Locale.ROOT, "   generation %.2f GB/s, I/O %.2f GB/s, fsync %.3f s, bottleneck %s, peak RSS %s%n",
                 s.generationGBps(), s.ioGBps(), s.closeSeconds(), s.bottleneck(), Reports.mib(s.peakRssBytes()));
+        out.println("   phases: " + Reports.phaseLine(s.phases(), s.totalSeconds()));
         out.flush();
     }
 
     private static void step2(PrintWriter out, SaveResult s, LoadResult l) {
         out.printf(Locale.ROOT, "2. verified load    %s in %.2f s = %.2f GB/s, every byte matched the seed %s stream%n",
                 ByteSize.approx(l.totalBytes()), l.totalSeconds(), l.totalGBps(), s.seed());
+        out.println("   phases: " + Reports.phaseLine(l.phases(), l.totalSeconds()));
         out.flush();
     }
 
-    private void step3(PrintWriter out, Comparison.Outcome c, boolean plotDrawn) {
+    private void step3(PrintWriter out, SaveResult first, Comparison.Outcome c, boolean plotDrawn) {
         out.println("3. old vs new");
         Reports.compare(out, c.streaming(), c.old());
+        out.println(sameSave(first, c.streaming()));
         if (plot != null && plotDrawn) {
             out.println("plot: " + plot);
         }
         out.flush();
+    }
+
+    /**
+     * Why step 1 and step 3's new save, the same save, took different times: the phases that differ
+     * most, each with its cause (step 1 is the process's first save; the disk's own speed varies).
+     */
+    static String sameSave(SaveResult step1, SaveResult step3) {
+        double gap = step1.totalSeconds() - step3.totalSeconds();
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                "step 1 and step 3's new save are the same save: %.3f vs %.3f s", step1.totalSeconds(),
+                step3.totalSeconds()));
+        record Diff(Phase phase, double seconds) {}
+        List<Diff> diffs = new ArrayList<>();
+        for (Phase p : step1.phases()) {
+            double other = step3.phases().stream().filter(q -> q.key().equals(p.key())).mapToDouble(Phase::seconds)
+                    .findFirst().orElse(0);
+            diffs.add(new Diff(p, p.seconds() - other));
+        }
+        diffs.sort((a, b) -> Double.compare(Math.abs(b.seconds()), Math.abs(a.seconds())));
+        List<String> parts = new ArrayList<>();
+        for (Diff d : diffs.subList(0, Math.min(3, diffs.size()))) {
+            if (Math.abs(d.seconds()) < 0.0005 || Math.abs(d.seconds()) < Math.abs(gap) * 0.1) {
+                break;
+            }
+            parts.add(String.format(Locale.ROOT, "%s %+.3f s (%s)", d.phase().label(), d.seconds(),
+                    cause(d.phase().key())));
+        }
+        return sb.append(parts.isEmpty() ? "" : "; step 1 - step 3: " + String.join(", ", parts)).toString();
+    }
+
+    /** Why a phase of the same save may take longer in step 1 than in step 3, or the other way round. */
+    private static String cause(String key) {
+        return switch (key) {
+            case "startUp", "open", "firstChunk" -> "step 1 is the process's first save: code loaded and compiled";
+            case "io", "commit" -> "the disk: its speed and flushes vary from save to save";
+            case "generationStall" -> "generation: CPU time taken by other processes";
+            default -> "varies from save to save";
+        };
     }
 
     private static void part2(PrintWriter out, S3Part s3) {

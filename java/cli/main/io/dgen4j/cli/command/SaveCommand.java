@@ -25,7 +25,10 @@ import picocli.CommandLine.Spec;
         description = {"Save a streaming checkpoint of generated data with a fixed memory footprint.",
                 "TARGET is a path or file:// (O_DIRECT where the filesystem allows it), direct:// (O_DIRECT"
                         + " demanded), or s3://bucket/key (credentials and endpoint from AWS_* variables or .env;"
-                        + " see docs/S3.md)."})
+                        + " see docs/S3.md).",
+                "The report cuts the wall time into phases that add up to the total. Throughput ratio = (I/O +"
+                        + " fsync+rename) / total (1 when nothing but the storage took time); overhead = %% of the"
+                        + " total outside the slower stage, generation or I/O + fsync+rename (docs/CHECKPOINTS.md)."})
 public final class SaveCommand implements Callable<Integer> {
     private final Environment env;
 

@@ -1,13 +1,16 @@
 package io.dgen4j.cli.report;
 
 import io.dgen4j.checkpoint.LoadResult;
+import io.dgen4j.checkpoint.Phase;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.unit.ByteSize;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** Text tables of checkpoint results for people (JSON goes through {@link io.dgen4j.json.JsonWriter#ASCII_LINE}). */
 public final class Reports {
@@ -22,6 +25,14 @@ public final class Reports {
         return String.format(Locale.ROOT, "%.0f MiB", bytes / 1048576.0);
     }
 
+    /**
+     * What "throughput ratio" and "overhead" mean, printed under every save report and comparison
+     * (and in docs/CHECKPOINTS.md).
+     */
+    public static final String LEGEND = "throughput ratio = (I/O + fsync+rename) / total: 1.000 when nothing but"
+            + " the storage took time; overhead = % of the total outside the slower stage (generation, or I/O +"
+            + " fsync+rename)";
+
     public static void save(PrintWriter out, SaveResult r) {
         out.printf(Locale.ROOT, "saved %s (%d bytes) to %s%n", ByteSize.approx(r.totalBytes()), r.totalBytes(), r.target());
         out.printf(Locale.ROOT, "  backend       %s%n", r.backend());
@@ -29,13 +40,15 @@ public final class Reports {
         out.printf(Locale.ROOT, "  pipeline      %s of %s, %s, %s in flight, peak %s in use%n",
                 count(r.chunks(), "chunk"), ByteSize.format(r.chunkSize()), count(r.buffers(), "buffer"),
                 count(r.writersInFlight(), "writer"), count(r.peakBuffersInUse(), "buffer"));
-        out.printf(Locale.ROOT, "  generation    %8.3f s  %7.2f GB/s (fill time only)%n", r.generationSeconds(), r.generationGBps());
+        out.printf(Locale.ROOT, "  generation    %8.3f s  %7.2f GB/s (fill time only%s)%n", r.generationSeconds(),
+                r.generationGBps(), r.buffers() > 0 ? ", overlapped with the writes" : "");
         out.printf(Locale.ROOT, "  I/O           %8.3f s  %7.2f GB/s (writes in flight)%n", r.ioSeconds(), r.ioGBps());
-        out.printf(Locale.ROOT, "  fsync+rename  %8.3f s%n", r.closeSeconds());
+        phases(out, r.phases(), r.totalSeconds());
         out.printf(Locale.ROOT, "  total         %8.3f s  %7.2f GB/s   throughput ratio %.3f, overhead %.1f %%, bottleneck %s%n",
                 r.totalSeconds(), r.totalGBps(), r.throughputRatio(), r.pipelineOverheadPercent(), r.bottleneck());
         out.printf(Locale.ROOT, "  memory        peak RSS %s (whole process), pool %s%n", mib(r.peakRssBytes()), mib(r.poolBytes()));
         endpoints(out, r.endpoints());
+        out.println("  " + LEGEND);
     }
 
     public static void load(PrintWriter out, LoadResult r) {
@@ -48,9 +61,28 @@ public final class Reports {
             out.printf(Locale.ROOT, "  verify        %8.3f s (%s: regenerate + compare, overlapped with the reads)%n",
                     r.verifySeconds(), r.verifier());
         }
+        phases(out, r.phases(), r.totalSeconds());
         out.printf(Locale.ROOT, "  total         %8.3f s  %7.2f GB/s%n", r.totalSeconds(), r.totalGBps());
         out.printf(Locale.ROOT, "  memory        peak RSS %s (whole process)%n", mib(r.peakRssBytes()));
         endpoints(out, r.endpoints());
+    }
+
+    /** The phase rows: each one's seconds, share of the total and what it was; they add up to the total. */
+    static void phases(PrintWriter out, List<Phase> phases, double total) {
+        out.println("  phases        one after another, adding up to the total:");
+        for (Phase p : phases) {
+            out.printf(Locale.ROOT, "    %-12s%8.3f s %5.1f %%  %s%n", p.label(), p.seconds(),
+                    total > 0 ? p.seconds() / total * 100 : 0, p.what());
+        }
+    }
+
+    /** The phases in one line: {@code start-up 0.012 + open 0.030 + ... = 0.692 s}. */
+    public static String phaseLine(List<Phase> phases, double total) {
+        StringBuilder sb = new StringBuilder();
+        for (Phase p : phases) {
+            sb.append(sb.isEmpty() ? "" : " + ").append(String.format(Locale.ROOT, "%s %.3f", p.label(), p.seconds()));
+        }
+        return sb.append(String.format(Locale.ROOT, " = %.3f s", total)).toString();
     }
 
     /** A set larger than this lists only the endpoints that took a request or failed. */
@@ -88,14 +120,34 @@ public final class Reports {
         out.println("    down: times marked down (connect failure, timeout, 5xx); state when the figures were taken");
     }
 
-    /** The old-vs-new side-by-side table. */
+    /**
+     * The old-vs-new side-by-side table: each method's phases (in order, {@code -} where a method has
+     * no such phase), adding up to its total, then its rates and memory.
+     */
     public static void compare(PrintWriter out, SaveResult streaming, SaveResult old) {
         out.printf(Locale.ROOT, "%-22s %14s %14s%n", "", "old (prealloc)", "new (stream)");
         row(out, "size", ByteSize.approx(old.totalBytes()), ByteSize.approx(streaming.totalBytes()));
-        row(out, "generation s", f3(old.generationSeconds()), f3(streaming.generationSeconds()));
-        row(out, "write s", f3(old.ioSeconds()), f3(streaming.ioSeconds()));
-        row(out, "fsync+rename s", f3(old.closeSeconds()), f3(streaming.closeSeconds()));
+        Map<String, String> labels = new LinkedHashMap<>();
+        List<Phase> a = old.phases();
+        List<Phase> b = streaming.phases();
+        // old's order; a phase both have comes after the new method's phases that precede it there
+        for (Phase p : a) {
+            if (has(b, p.key())) {
+                for (Phase q : b) {
+                    if (q.key().equals(p.key())) {
+                        break;
+                    }
+                    labels.putIfAbsent(q.key(), q.label());
+                }
+            }
+            labels.putIfAbsent(p.key(), p.label());
+        }
+        b.forEach(q -> labels.putIfAbsent(q.key(), q.label()));
+        for (var e : labels.entrySet()) {
+            row(out, e.getValue() + " s", seconds(a, e.getKey()), seconds(b, e.getKey()));
+        }
         row(out, "total s", f3(old.totalSeconds()), f3(streaming.totalSeconds()));
+        row(out, "generation (fill) s", f3(old.generationSeconds()), f3(streaming.generationSeconds()) + "*");
         row(out, "I/O GB/s", f2(old.ioGBps()), f2(streaming.ioGBps()));
         row(out, "end-to-end GB/s", f2(old.totalGBps()), f2(streaming.totalGBps()));
         row(out, "peak RSS (process)", mib(old.peakRssBytes()), mib(streaming.peakRssBytes()));
@@ -103,6 +155,16 @@ public final class Reports {
         out.printf(Locale.ROOT, "memory reduction: %.1fx less resident memory; I/O speed new/old %.2f; end-to-end new/old %.2f%n",
                 (double) old.peakRssBytes() / Math.max(1, streaming.peakRssBytes()),
                 streaming.ioGBps() / Math.max(1e-9, old.ioGBps()), streaming.totalGBps() / Math.max(1e-9, old.totalGBps()));
+        out.println("the phase rows add up to each total; * the new method generates while it writes (not a phase:"
+                + " its stalls are 'gen. stall')");
+    }
+
+    private static boolean has(List<Phase> phases, String key) {
+        return phases.stream().anyMatch(p -> p.key().equals(key));
+    }
+
+    private static String seconds(List<Phase> phases, String key) {
+        return phases.stream().filter(p -> p.key().equals(key)).findFirst().map(p -> f3(p.seconds())).orElse("-");
     }
 
     private static void row(PrintWriter out, String name, String a, String b) {
