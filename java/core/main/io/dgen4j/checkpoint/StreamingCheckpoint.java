@@ -309,7 +309,8 @@ public final class StreamingCheckpoint {
             }
             double total = measured.seconds();
             List<Phase> phases = new ArrayList<>();
-            phases.add(new Phase("open", "open", opened, "target opened, manifest read"));
+            phases.add(new Phase("open", "open", opened,
+                    "target opened, manifest read; a process's first also loads and compiles code"));
             phases.addAll(run.phases(ran - opened));
             phases.add(new Phase("release", "release", total - ran, "buffers freed"));
             return new LoadResult(new Where(path, reader.description(), reader.directIo()),
