@@ -104,7 +104,7 @@ class HelpTextTest {
     /** The default backend as the code picks it (priority order), the help and the README say the same. */
     @Test
     void helpAndReadmeNameTheDefaultS3BackendTheCodePicks() throws java.io.IOException {
-        List<String> order = io.dgen4j.cli.s3.S3Backends.providers(List.of()).stream()
+        List<String> order = io.dgen4j.cli.s3.S3Backends.providers(new Environment(Map.of(), false), List.of()).stream()
                 .map(io.dgen4j.storage.StorageProvider::name).toList();
         assertEquals(List.of("aws", "crt", "minio"), order);
         String help = Main.commandLine(Map.of()).getSubcommands().get("save").getUsageMessage(CommandLine.Help.Ansi.OFF)
