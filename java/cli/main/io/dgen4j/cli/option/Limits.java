@@ -63,6 +63,22 @@ public final class Limits {
         }
     }
 
+    /**
+     * Bytes an unprivileged writer may still write on the filesystem of {@code path}, or of its nearest
+     * existing parent (a folder a run will create); empty where that cannot be read.
+     */
+    public static OptionalLong freeSpace(Path path) {
+        Path p = path.toAbsolutePath().normalize();
+        while (p != null && !Files.exists(p)) {
+            p = p.getParent();
+        }
+        try {
+            return p == null ? OptionalLong.empty() : OptionalLong.of(Files.getFileStore(p).getUsableSpace());
+        } catch (IOException e) {
+            return OptionalLong.empty();
+        }
+    }
+
     /** MemAvailable of /proc/meminfo, in bytes, when readable. */
     static OptionalLong memAvailable() {
         try {
