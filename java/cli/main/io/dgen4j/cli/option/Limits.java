@@ -83,7 +83,8 @@ public final class Limits {
      * A one-line note when a save of {@code bytes} to the local file {@code target} does not fit in its filesystem's
      * free space: a save over an existing file writes the new one beside it and renames it over the old one at the
      * end, so both copies are there until then. Empty when it fits, or when the free space cannot be read. A note,
-     * not a refusal: a compressing or deduplicating filesystem may hold more than its free space says.
+     * not a refusal: where the filesystem reserves space (fallocate: ext4, xfs, tmpfs) the save fails at once anyway,
+     * and where it does not (ZFS, NFS) compression or deduplication may make the data fit.
      */
     public static java.util.Optional<String> saveRoom(Path target, long bytes) {
         OptionalLong free = freeSpace(target.toAbsolutePath().normalize().getParent());
@@ -99,11 +100,10 @@ public final class Limits {
         String f = io.dgen4j.unit.ByteSize.approx(free.getAsLong());
         return java.util.Optional.of(old > 0
                 ? String.format("note: this save writes %s beside the %s of %s it replaces (renamed over it at the end),"
-                        + " but %s is free there: it will fail with \"No space left on device\" unless the filesystem"
-                        + " compresses; delete the old file first or free space", io.dgen4j.unit.ByteSize.approx(bytes),
+                        + " but %s is free there: delete the old file first or free space", io.dgen4j.unit.ByteSize.approx(bytes),
                         io.dgen4j.unit.ByteSize.approx(old), target, f)
-                : String.format("note: this save writes %s to %s but %s is free there: it will fail with \"No space left"
-                        + " on device\" unless the filesystem compresses", io.dgen4j.unit.ByteSize.approx(bytes), target, f));
+                : String.format("note: this save writes %s to %s but %s is free there: free space first",
+                        io.dgen4j.unit.ByteSize.approx(bytes), target, f));
     }
 
     /** MemAvailable of /proc/meminfo, in bytes, when readable. */
