@@ -107,7 +107,7 @@ class DlioCliTest {
         Path mnt = Files.createDirectories(dir.resolve("small"));
         MisuseTest.exec("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt.toString());
         try {
-            // tiny at 4 ranks: 8 files, 53,526,528 bytes per checkpoint (CheckpointPlan); 2 kept need 102.1 MiB
+            // tiny at 4 ranks: 49,643,520 bytes per checkpoint (47.34 MiB); 2 kept need 94.69 MiB of the 64
             String[] args = {"dlio", "run", "--config", config("tiny.yaml"), "--ranks", "4",
                     "--output", dir.resolve("out").toString(), "++workload.checkpoint.checkpoint_folder=" + mnt.resolve("ckpt"),
                     "++workload.checkpoint.num_checkpoints_write=2", "++workload.checkpoint.num_checkpoints_read=0"};
@@ -128,6 +128,21 @@ class DlioCliTest {
             assertTrue(r.out().contains("Finished saving checkpoint 1"), "the first checkpoint fits: " + r.out());
             assertTrue(r.err().contains("No space left on device"), r.err());
             assertEquals(1, r.err().lines().count(), r.err());
+
+            // again without --force: the files already there count (each replace frees its old copy)
+            long there;
+            try (var files = Files.walk(mnt.resolve("ckpt"))) {
+                there = files.filter(p -> p.toString().endsWith(".pt")).mapToLong(p -> p.toFile().length()).sum();
+            }
+            assertTrue(there >= perCheckpoint && there < 2 * perCheckpoint, "checkpoint 1 and part of 2: " + there);
+            long free = Files.getFileStore(mnt).getUsableSpace();
+            CliTest.Result again = run(args);
+            assertEquals(ExitCodes.USAGE, again.code(), again.err());
+            assertEquals(String.format(java.util.Locale.ROOT, "dgen4j: dlio run needs %s on %s (2 checkpoints of %s kept"
+                    + " at once, less %s already there) but %s is free: free space, lower num_checkpoints_write, or"
+                    + " --force to run anyway%n", io.dgen4j.unit.ByteSize.roundedUp(2 * perCheckpoint - there),
+                    mnt.resolve("ckpt"), io.dgen4j.unit.ByteSize.approx(perCheckpoint), io.dgen4j.unit.ByteSize.approx(there),
+                    io.dgen4j.unit.ByteSize.approx(free)), again.err());
         } finally {
             MisuseTest.exec("umount", mnt.toString());
         }
