@@ -102,6 +102,59 @@ class DlioCliTest {
     }
 
     @Test
+    void run_refuses_checkpoints_that_do_not_fit_and_force_runs_into_enospc(@TempDir Path dir) throws Exception {
+        assertEquals("0", MisuseTest.uid(), "this test mounts a 64 MiB tmpfs and must run as root, as CI does");
+        Path mnt = Files.createDirectories(dir.resolve("small"));
+        MisuseTest.exec("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt.toString());
+        try {
+            // tiny at 4 ranks: 49,643,520 bytes per checkpoint (47.34 MiB); 2 kept need 94.69 MiB of the 64
+            String[] args = {"dlio", "run", "--config", config("tiny.yaml"), "--ranks", "4",
+                    "--output", dir.resolve("out").toString(), "++workload.checkpoint.checkpoint_folder=" + mnt.resolve("ckpt"),
+                    "++workload.checkpoint.num_checkpoints_write=2", "++workload.checkpoint.num_checkpoints_read=0"};
+            long perCheckpoint = io.dgen4j.dlio.CheckpointPlan.of(io.dgen4j.dlio.DlioConfigReader.read(
+                    Path.of(config("tiny.yaml")), List.of()), 4).totalBytes();
+            CliTest.Result refused = run(args);
+            assertEquals(ExitCodes.USAGE, refused.code(), refused.err());
+            assertEquals(String.format(java.util.Locale.ROOT, "dgen4j: dlio run needs %s on %s (2 checkpoints of %s kept"
+                    + " at once) but 64.00 MiB is free: free space, lower num_checkpoints_write, or --force to run anyway%n",
+                    io.dgen4j.unit.ByteSize.roundedUp(2 * perCheckpoint), mnt.resolve("ckpt"),
+                    io.dgen4j.unit.ByteSize.approx(perCheckpoint)), refused.err());
+            assertEquals(List.of(), listing(mnt), "nothing written before the refusal");
+
+            List<String> forced = new java.util.ArrayList<>(List.of(args));
+            forced.add("--force");
+            CliTest.Result r = run(forced.toArray(String[]::new));
+            assertEquals(ExitCodes.IO, r.code(), r.out() + r.err());
+            assertTrue(r.out().contains("Finished saving checkpoint 1"), "the first checkpoint fits: " + r.out());
+            assertTrue(r.err().contains("No space left on device"), r.err());
+            assertEquals(1, r.err().lines().count(), r.err());
+
+            // again without --force: the files already there count (each replace frees its old copy)
+            long there;
+            try (var files = Files.walk(mnt.resolve("ckpt"))) {
+                there = files.filter(p -> p.toString().endsWith(".pt")).mapToLong(p -> p.toFile().length()).sum();
+            }
+            assertTrue(there >= perCheckpoint && there < 2 * perCheckpoint, "checkpoint 1 and part of 2: " + there);
+            long free = Files.getFileStore(mnt).getUsableSpace();
+            CliTest.Result again = run(args);
+            assertEquals(ExitCodes.USAGE, again.code(), again.err());
+            assertEquals(String.format(java.util.Locale.ROOT, "dgen4j: dlio run needs %s on %s (2 checkpoints of %s kept"
+                    + " at once, less %s already there) but %s is free: free space, lower num_checkpoints_write, or"
+                    + " --force to run anyway%n", io.dgen4j.unit.ByteSize.roundedUp(2 * perCheckpoint - there),
+                    mnt.resolve("ckpt"), io.dgen4j.unit.ByteSize.approx(perCheckpoint), io.dgen4j.unit.ByteSize.approx(there),
+                    io.dgen4j.unit.ByteSize.approx(free)), again.err());
+        } finally {
+            MisuseTest.exec("umount", mnt.toString());
+        }
+    }
+
+    private static List<String> listing(Path dir) throws java.io.IOException {
+        try (var s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).toList();
+        }
+    }
+
+    @Test
     void run_writes_dlios_outputs(@TempDir Path dir) throws Exception {
         CliTest.Result r = run("dlio", "run", "--config", config("tiny.yaml"), "--ranks", "4", "--verify",
                 "--output", dir.resolve("out").toString(),
@@ -111,6 +164,16 @@ class DlioCliTest {
         assertTrue(r.out().contains("[METRIC] Checkpoint save I/O Throughput (GB/second): "), r.out());
         assertTrue(r.out().contains("[METRIC] Number of Simulated Accelerators: 4"), r.out());
         assertTrue(r.out().contains("(verified)"), r.out());
+        // DLIO's "GB" (GiB) explained once; ours in both units, GiB/s = GB/s x 10^9 / 2^30
+        List<String> lines = r.out().lines().toList();
+        assertEquals(1, lines.stream().filter(l -> l.startsWith("dgen4j: units: DLIO's \"GB\" above")).count(), r.out());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("saved at ([0-9.]+) GB/s = ([0-9.]+) GiB/s, .*"
+                + "loaded at ([0-9.]+) GB/s = ([0-9.]+) GiB/s").matcher(lines.get(lines.size() - 1));
+        assertTrue(m.find(), r.out());
+        for (int g = 1; g <= 3; g += 2) {
+            assertEquals(Double.parseDouble(m.group(g)) * 1e9 / (1L << 30), Double.parseDouble(m.group(g + 1)), 0.0011,
+                    lines.get(lines.size() - 1));
+        }
         Map<String, Object> summary = JsonRead.object(Files.readString(dir.resolve("out/summary.json")));
         @SuppressWarnings("unchecked")
         Map<String, Object> metric = (Map<String, Object>) summary.get("metric");

@@ -67,6 +67,10 @@ public final class DlioRunCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print summary.json's object instead of DLIO's lines.")
     boolean json;
 
+    @Option(names = "--force", description = "Run even when the checkpoint folder's filesystem has less free space than"
+            + " the run's checkpoints need (num_checkpoints_write of them are kept at once).")
+    boolean force;
+
     @Mixin
     StorageBackendOptions backend;
 
@@ -91,6 +95,10 @@ public final class DlioRunCommand implements Callable<Integer> {
                 launch.launched() ? java.util.List.of(launch.rank()) : java.util.stream.IntStream.range(0, ranks)
                         .boxed().toList());
         DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(storage));
+        if (!force && folder.isFile()) {
+            checkRoom(plan, folder.path(), launch.launched() ? java.util.List.of(launch.rank())
+                    : java.util.stream.IntStream.range(0, ranks).boxed().toList());
+        }
         long atOnce = launch.launched() ? 1 : Math.min(parallel, ranks);
         Limits.memory(Math.multiplyExact(atOnce, (long) c.streaming().numBuffers() * c.streaming().chunkSize()),
                 String.format(Locale.ROOT, "%s at once (--parallel), each with checkpoint.streaming.num_buffers "
@@ -124,6 +132,50 @@ public final class DlioRunCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Refuses a run whose checkpoints do not fit in the free space of {@code dir}'s filesystem: every checkpoint
+     * written stays (the loads read them back), so the run needs num_checkpoints_write times the files of
+     * {@code ranks}, less what those files already hold there (a save replaces a file, then frees the old copy).
+     */
+    private static void checkRoom(CheckpointPlan plan, Path dir, java.util.List<Integer> ranks) {
+        int kept = plan.config().checkpoint().numCheckpointsWrite();
+        if (kept <= 0) {
+            return;
+        }
+        long perCheckpoint = 0;
+        for (int r : ranks) {
+            perCheckpoint += plan.rank(r).bytes();
+        }
+        long there = 0;
+        for (int step = 1; step <= kept; step++) {
+            Path stepDir = dir.resolve(CheckpointPlan.stepFolder(1, step));
+            if (!java.nio.file.Files.isDirectory(stepDir)) {
+                continue;
+            }
+            for (int r : ranks) {
+                for (CheckpointPlan.PlannedFile f : plan.rank(r).files()) {
+                    try {
+                        Path file = stepDir.resolve(f.name());
+                        there += java.nio.file.Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                                ? Math.min(java.nio.file.Files.size(file), f.bytes()) : 0;
+                    } catch (IOException e) {
+                        // unreadable: counted as absent, the need only grows
+                    }
+                }
+            }
+        }
+        long need = Math.multiplyExact(perCheckpoint, (long) kept) - there;
+        java.util.OptionalLong free = Limits.freeSpace(dir);
+        if (free.isEmpty() || need <= free.getAsLong()) {
+            return;
+        }
+        throw new IllegalArgumentException(String.format(Locale.ROOT, "dlio run needs %s on %s (%s of %s kept at once%s%s)"
+                        + " but %s is free: free space, lower num_checkpoints_write, or --force to run anyway",
+                ByteSize.roundedUp(need), dir.toAbsolutePath().normalize(), Reports.count(kept, "checkpoint"),
+                ByteSize.approx(perCheckpoint), ranks.size() == 1 && plan.ranks() > 1 ? ", rank " + ranks.get(0) + "'s files" : "",
+                there > 0 ? ", less " + ByteSize.approx(there) + " already there" : "", ByteSize.approx(free.getAsLong())));
+    }
+
     /** Rank 0's closing lines: DLIO's [METRIC] block, then ours (or summary.json's object with --json). */
     private void print(PrintWriter out, DlioResult r, Path dir, RankGroup group) {
         if (json) {
@@ -145,10 +197,20 @@ public final class DlioRunCommand implements Callable<Integer> {
             saves = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsWrite());
             loads = (long) r.plan().fileCount() * Math.max(0, r.plan().config().checkpoint().numCheckpointsRead());
         }
-        out.printf(Locale.ROOT, "dgen4j: %s: %s, %d bytes saved at %.3f GB/s, %s, %d bytes loaded at "
-                        + "%.3f GB/s%s; peak RSS %.1f MiB; outputs in %s%n", scope, Reports.count(saves, "file"), r.savedBytes(),
-                r.saveGBps(), Reports.count(loads, "file"), r.loadedBytes(), r.loadGBps(), verify ? " (verified)" : "", r.peakRssBytes() / 1048576.0, dir);
+        // DLIO's lines keep DLIO's words ("GB" for GiB), so that they read and parse as DLIO's; ours say both
+        out.println(UNITS);
+        out.printf(Locale.ROOT, "dgen4j: %s: %s, %d bytes saved at %.3f GB/s = %.3f GiB/s, %s, %d bytes loaded at "
+                        + "%.3f GB/s = %.3f GiB/s%s; peak RSS %.1f MiB; outputs in %s%n", scope, Reports.count(saves, "file"),
+                r.savedBytes(), r.saveGBps(), r.saveGBps() * GIB_PER_GB, Reports.count(loads, "file"), r.loadedBytes(),
+                r.loadGBps(), r.loadGBps() * GIB_PER_GB, verify ? " (verified)" : "", r.peakRssBytes() / 1048576.0, dir);
     }
+
+    /** The one line that says what "GB" means above (DLIO's) and below (ours). */
+    static final String UNITS = "dgen4j: units: DLIO's \"GB\" above (each checkpoint's Throughput, the [METRIC] lines,"
+            + " summary.json) are GiB, 2^30 bytes, as DLIO computes them; below, GB/s is 10^9 bytes/s and GiB/s 2^30";
+
+    /** GB (10^9 bytes) in GiB (2^30 bytes). */
+    private static final double GIB_PER_GB = 1e9 / (1L << 30);
 
     /** DLIO's line prefix. */
     static final class DlioResultLines {

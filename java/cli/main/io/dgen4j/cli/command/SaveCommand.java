@@ -77,6 +77,9 @@ public final class SaveCommand implements Callable<Integer> {
         // Under mpirun/srun each rank saves its own shard with its own seed; rank 0 reports for all (Ranks).
         try (Ranks ranks = Ranks.open(command, env)) {
             StorageTarget where = StorageTarget.parse(ranks.target(target));
+            if (where.isFile()) { // a replace needs room for both copies until its rename: say so before writing
+                Limits.saveRoom(where.path(), size).ifPresent(command.commandLine().getErr()::println);
+            }
             options.data.seed = ranks.rankSeed(ranks.baseSeed(options.data.seed), sameSeed);
             options.data.threads = ranks.threads(options.data.threads);
             Ranks.Done<SaveResult> done = ranks.together(() -> progress.bar(oldMethod ? "save (old)" : "save", size),

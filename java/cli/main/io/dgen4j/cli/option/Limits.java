@@ -63,6 +63,49 @@ public final class Limits {
         }
     }
 
+    /**
+     * Bytes an unprivileged writer may still write on the filesystem of {@code path}, or of its nearest
+     * existing parent (a folder a run will create); empty where that cannot be read.
+     */
+    public static OptionalLong freeSpace(Path path) {
+        Path p = path.toAbsolutePath().normalize();
+        while (p != null && !Files.exists(p)) {
+            p = p.getParent();
+        }
+        try {
+            return p == null ? OptionalLong.empty() : OptionalLong.of(Files.getFileStore(p).getUsableSpace());
+        } catch (IOException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /**
+     * A one-line note when a save of {@code bytes} to the local file {@code target} does not fit in its filesystem's
+     * free space: a save over an existing file writes the new one beside it and renames it over the old one at the
+     * end, so both copies are there until then. Empty when it fits, or when the free space cannot be read. A note,
+     * not a refusal: where the filesystem reserves space (fallocate: ext4, xfs, tmpfs) the save fails at once anyway,
+     * and where it does not (ZFS, NFS) compression or deduplication may make the data fit.
+     */
+    public static java.util.Optional<String> saveRoom(Path target, long bytes) {
+        OptionalLong free = freeSpace(target.toAbsolutePath().normalize().getParent());
+        if (free.isEmpty() || bytes <= free.getAsLong()) {
+            return java.util.Optional.empty();
+        }
+        long old;
+        try {
+            old = Files.isRegularFile(target) ? Files.size(target) : 0;
+        } catch (IOException e) {
+            old = 0;
+        }
+        String f = io.dgen4j.unit.ByteSize.approx(free.getAsLong());
+        return java.util.Optional.of(old > 0
+                ? String.format("note: this save writes %s beside the %s of %s it replaces (renamed over it at the end),"
+                        + " but %s is free there: delete the old file first or free space", io.dgen4j.unit.ByteSize.approx(bytes),
+                        io.dgen4j.unit.ByteSize.approx(old), target, f)
+                : String.format("note: this save writes %s to %s but %s is free there: free space first",
+                        io.dgen4j.unit.ByteSize.approx(bytes), target, f));
+    }
+
     /** MemAvailable of /proc/meminfo, in bytes, when readable. */
     static OptionalLong memAvailable() {
         try {
