@@ -410,8 +410,8 @@ public final class BenchMain {
      */
     static final Map<String, String> BASELINES = Map.of(
             "native", "dgen4j's native core: non-temporal stores for fills of 4 MiB or more (no read of each line)",
-            "memset", "MemorySegment.fill (case memset): the JDK's ordinary stores, a baseline, not the memory's"
-                    + " limit (non-temporal stores beat it)");
+            "memset", "MemorySegment.fill (case memset): the JDK's ordinary stores: a baseline, not the"
+                    + " memory's bandwidth limit");
 
     /** A case's column heading in the table: {@code fill} for {@code memset}, else its name. */
     static String column(String name) {
