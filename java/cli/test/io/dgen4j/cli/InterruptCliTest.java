@@ -98,7 +98,9 @@ class InterruptCliTest {
         Path ckpt = dir.resolve("ckpt");
         String config = Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/tiny.yaml")
                 .toString();
-        Process p = cli("dlio", "run", "--config", config, "--ranks", "4", "--output", dir.resolve("results").toString(),
+        // --force: 10,000 checkpoints would not fit (the run is interrupted after a few)
+        Process p = cli("dlio", "run", "--force", "--config", config, "--ranks", "4", "--output",
+                dir.resolve("results").toString(),
                 "++workload.checkpoint.checkpoint_folder=" + ckpt, "++workload.checkpoint.num_checkpoints_write=10000",
                 "++workload.checkpoint.num_checkpoints_read=0");
         try {
