@@ -203,12 +203,7 @@ public final class AzureSettings {
         secrets.add(key);
         secrets.add(sasToken);
         if (sasToken != null) {
-            for (String p : sasToken.split("&")) {
-                if (p.startsWith("sig=")) {
-                    secrets.add(p.substring(4));
-                    secrets.add(java.net.URLDecoder.decode(p.substring(4), java.nio.charset.StandardCharsets.UTF_8));
-                }
-            }
+            secrets.addAll(signatures(sasToken));
         }
         return Secrets.mask(text, secrets);
     }
@@ -229,6 +224,47 @@ public final class AzureSettings {
     public String toString() {
         return String.format("AzureSettings[endpoint=%s, account=%s, credential=%s, from %s]", endpoint, account,
                 key != null ? "shared key" : "SAS token", source);
+    }
+
+    /**
+     * The secret values that {@code env} holds for Azure, for a mask of everything a process prints: the
+     * key, the SAS token and its signature, the connection string and its {@code AccountKey} and
+     * {@code SharedAccessSignature}. Never throws: a malformed connection string is masked whole.
+     */
+    public static List<String> secretValues(Map<String, String> env) {
+        List<String> out = new ArrayList<>();
+        for (String var : List.of(CONNECTION_STRING, KEY, SAS_TOKEN)) {
+            String v = nonBlank(env.get(var));
+            if (v == null) {
+                continue;
+            }
+            out.add(v);
+            if (var.equals(CONNECTION_STRING)) {
+                for (String p : v.split(";")) {
+                    int eq = p.indexOf('=');
+                    String name = eq < 0 ? "" : p.substring(0, eq).strip();
+                    if (name.equalsIgnoreCase("AccountKey") || name.equalsIgnoreCase("SharedAccessSignature")) {
+                        out.add(p.substring(eq + 1).strip());
+                        out.addAll(signatures(p.substring(eq + 1).strip()));
+                    }
+                }
+            } else if (var.equals(SAS_TOKEN)) {
+                out.addAll(signatures(v));
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** The {@code sig} of a SAS token, as sent and decoded. */
+    private static List<String> signatures(String sas) {
+        List<String> out = new ArrayList<>();
+        for (String p : stripQuestionMark(sas).split("&")) {
+            if (p.startsWith("sig=")) {
+                out.add(p.substring(4));
+                out.add(java.net.URLDecoder.decode(p.substring(4), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        return out;
     }
 
     /** The {@code name=value} pairs of a connection string, names in lower case. */

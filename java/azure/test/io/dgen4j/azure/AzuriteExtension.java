@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Starts Azurite's blob service (the npm package {@code azurite}) as a child process on a free
- * 127.0.0.1 port, its files in a temporary directory, for a test class; stops it after. Azurite is looked
+ * 127.0.0.1 port, its files in a temporary directory, for a test class; stops it after. Its telemetry is
+ * off ({@code --disableTelemetry}): it would otherwise look up and post to an Azure host. Azurite is looked
  * for in {@code <dgen4j.azurite.dir>/node_modules/.bin/azurite-blob} (the system property; the build sets
  * {@code ~/.cache/dgen4j/azurite}, where {@code .ci/run} installs it), else on the {@code PATH}. When it
  * cannot start, the tests fail with a message that says how to install it: they never skip.
@@ -54,7 +55,7 @@ public final class AzuriteExtension implements BeforeAllCallback, AfterAllCallba
             port = freePort();
             ProcessBuilder pb = new ProcessBuilder("node", bin, "--blobHost", "127.0.0.1", "--blobPort",
                     String.valueOf(port), "--location", dir.toString(), "--loose", "--skipApiVersionCheck",
-                    "--disableProductStyleUrl").redirectErrorStream(true);
+                    "--disableProductStyleUrl", "--disableTelemetry").redirectErrorStream(true);
             process = pb.start();
             Thread reader = Thread.ofPlatform().daemon().start(() -> {
                 try (var in = process.inputReader(StandardCharsets.UTF_8)) {
