@@ -7,6 +7,7 @@ import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.DownloadRetryOptions;
 import com.azure.storage.blob.specialized.BlockBlobAsyncClient;
 import io.dgen4j.json.JsonReader;
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.StorageReader;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -26,6 +27,7 @@ final class AzureReader implements StorageReader {
     private final long size;
     private final String etag;
     private final Map<String, Object> metadata;
+    private volatile OpenTimes openTimes = OpenTimes.NONE;
 
     private AzureReader(AzureSettings settings, AzureLocation where, BlockBlobAsyncClient blob, long size, String etag,
                         Map<String, Object> metadata) {
@@ -119,6 +121,16 @@ final class AzureReader implements StorageReader {
                     at[0]));
         }
         return len;
+    }
+
+    /** Notes what its open took (the provider times it). */
+    void timed(OpenTimes times) {
+        this.openTimes = times;
+    }
+
+    @Override
+    public OpenTimes openTimes() {
+        return openTimes;
     }
 
     @Override

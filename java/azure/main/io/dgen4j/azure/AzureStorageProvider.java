@@ -8,6 +8,7 @@ import com.azure.storage.blob.specialized.BlockBlobAsyncClient;
 import com.azure.storage.common.StorageSharedKeyCredential;
 import com.azure.storage.common.policy.RequestRetryOptions;
 import com.azure.storage.common.policy.RetryPolicyType;
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
@@ -100,8 +101,12 @@ public final class AzureStorageProvider implements StorageProvider {
         checkWrite(request);
         AzureLocation where = AzureLocation.of(request.target());
         AzureSettings s = settings(request.options(), where);
+        long t0 = System.nanoTime();
+        BlobServiceAsyncClient client = client(s);
         AzureWriter w = new AzureWriter(this, s, where, blob(s, where), request);
-        w.checkContainer(client(s));
+        long t1 = System.nanoTime();
+        boolean sent = w.checkContainer(client);
+        w.timed(new OpenTimes((t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9, sent ? "GetContainerProperties" : ""));
         return w;
     }
 
@@ -109,7 +114,12 @@ public final class AzureStorageProvider implements StorageProvider {
     public StorageReader openReader(ReadRequest request) throws IOException {
         AzureLocation where = AzureLocation.of(request.target());
         AzureSettings s = settings(request.options(), where);
-        return AzureReader.open(s, where, blob(s, where));
+        long t0 = System.nanoTime();
+        BlockBlobAsyncClient blob = blob(s, where);
+        long t1 = System.nanoTime();
+        AzureReader r = AzureReader.open(s, where, blob);
+        r.timed(new OpenTimes((t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9, "GetBlobProperties"));
+        return r;
     }
 
     @Override

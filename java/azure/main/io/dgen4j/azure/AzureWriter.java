@@ -7,6 +7,7 @@ import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.options.BlockBlobCommitBlockListOptions;
 import com.azure.storage.blob.specialized.BlockBlobAsyncClient;
 import io.dgen4j.json.JsonWriter;
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
 import io.dgen4j.unit.ByteSize;
@@ -48,6 +49,7 @@ final class AzureWriter implements StorageWriter {
     private final AtomicInteger blocks = new AtomicInteger();
     private volatile boolean committed;
     private volatile boolean failed;
+    private volatile OpenTimes openTimes = OpenTimes.NONE;
 
     AzureWriter(AzureStorageProvider provider, AzureSettings settings, AzureLocation where, BlockBlobAsyncClient blob,
                 WriteRequest request) {
@@ -63,16 +65,40 @@ final class AzureWriter implements StorageWriter {
         }
     }
 
-    /** Fails before any block is staged when the container is missing or the credentials are refused. */
-    void checkContainer(BlobServiceAsyncClient client) throws IOException {
+    /**
+     * Fails before any block is staged when the container is missing or the credentials are refused;
+     * returns whether the request was answered (a SAS token's 403 here is left to the first block).
+     */
+    boolean checkContainer(BlobServiceAsyncClient client) throws IOException {
         try {
             client.getBlobContainerAsyncClient(where.container()).getProperties().block();
+            return true;
         } catch (RuntimeException e) {
             if (!settings.usesSharedKey() && forbidden(e)) {
-                return; // a SAS token scoped to blobs may not read the container: the first block will tell
+                return true; // a SAS token scoped to blobs may not read the container: the first block will tell
             }
             throw AzureErrors.io("save to", where, settings, e);
         }
+    }
+
+    /** Notes what its open took (the provider times it). */
+    void timed(OpenTimes times) {
+        this.openTimes = times;
+    }
+
+    @Override
+    public OpenTimes openTimes() {
+        return openTimes;
+    }
+
+    @Override
+    public String commitLabel() {
+        return "commit";
+    }
+
+    @Override
+    public String commitWhat() {
+        return "Put Block List with the metadata, then a properties call that checks the blob's size and metadata";
     }
 
     private static boolean forbidden(RuntimeException e) {
