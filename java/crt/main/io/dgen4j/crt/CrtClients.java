@@ -37,6 +37,8 @@ final class CrtClients {
      * load in four ran out of heap in the CRT's event loop).
      */
     static final long RANGE_PIECE = 8L << 20;
+    /** The largest part a save sends by default (see {@link CrtClient#largestEfficientPart()}). */
+    static final long LARGEST_PART = 16L << 20;
     /**
      * Attempts after the first that the CRT makes of a failed request: one, the fewest it can be told
      * (0 means its default, 3); the driver retries beyond that (on another endpoint, or the same one

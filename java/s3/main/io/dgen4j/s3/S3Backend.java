@@ -60,10 +60,15 @@ final class S3Backend implements StorageProvider {
         return client.unavailable();
     }
 
+    /** The largest part its client uploads efficiently ({@link S3ClientProvider#largestEfficientPart()}). */
+    long largestEfficientPart() {
+        return client.largestEfficientPart();
+    }
+
     /** The part plan of the write, with no request sent ({@link PartPlan#check}). */
     @Override
     public void checkWrite(WriteRequest request) {
-        PartPlan.check(request, provider::defaultSettings);
+        PartPlan.check(request, provider::defaultSettings, client.largestEfficientPart());
     }
 
     /**
@@ -74,12 +79,17 @@ final class S3Backend implements StorageProvider {
     public StorageWriter openWriter(WriteRequest r) throws IOException {
         S3Location where = S3Location.of(r.target());
         S3Settings s = provider.settings(r.options(), where);
+        // A client with a largest efficient part gets each chunk as several parts, as many in flight
+        // as the writers (all of a chunk's in flight held the crt's copies in glibc's arenas: 332 MiB
+        // of peak RSS for a 1 GiB save with 2 writers, against 245 MiB)
+        PartPlan plan = PartPlan.forWrite(r, s, client.largestEfficientPart());
+        S3Settings planned = s.partSize().isPresent() ? s : s.toBuilder().partSize(plan.partSize()).build();
         int inFlight = s.maxInFlight().orElse(r.maxInFlight());
         long started = System.nanoTime();
         S3Endpoints pool = pool(s, r.options(), Math.max(inFlight, r.maxInFlight()));
         long clients = pool.clientStartNanos();
         long pooled = System.nanoTime();
-        MultipartWriter w = MultipartWriter.open(pool, where, s, r, inFlight);
+        MultipartWriter w = MultipartWriter.open(pool, where, planned, r, inFlight);
         return w.timed(openTimes(started, pooled, clients, pool, "HeadBucket, CreateMultipartUpload"));
     }
 

@@ -134,7 +134,10 @@ public final class S3StorageProvider implements StorageProvider {
 
     @Override
     public void checkWrite(WriteRequest request) {
-        PartPlan.check(request, this::defaultSettings);
+        // the part plan of the backend that openWriter would use
+        long largest = backends.stream().filter(b -> b.unavailable().isEmpty()).findFirst()
+                .map(S3Backend::largestEfficientPart).orElse(PartPlan.MAX_PART_SIZE);
+        PartPlan.check(request, this::defaultSettings, largest);
     }
 
     @Override

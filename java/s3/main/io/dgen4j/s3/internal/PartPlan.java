@@ -80,8 +80,20 @@ public record PartPlan(long objectSize, long partSize, int parts) {
      * @throws IllegalArgumentException as {@link #of} and {@link #checkChunk} do
      */
     public static PartPlan forWrite(io.dgen4j.storage.WriteRequest r, S3Settings settings) {
+        return forWrite(r, settings, MAX_PART_SIZE);
+    }
+
+    /**
+     * {@link #forWrite(io.dgen4j.storage.WriteRequest, S3Settings)} for a client whose parts cost more
+     * per byte above {@code largestPart}: unless the settings set a part size, each chunk is cut into
+     * equal whole parts ({@link #defaultPartSize(long, long, long)}).
+     */
+    public static PartPlan forWrite(io.dgen4j.storage.WriteRequest r, S3Settings settings, long largestPart) {
         long chunk = r.chunkSize();
-        PartPlan plan = of(r.size(), settings.partSizeFor(chunk > 0 ? chunk : MIN_PART_SIZE));
+        long c = chunk > 0 ? chunk : MIN_PART_SIZE;
+        long part = settings.partSize().isPresent() ? settings.partSizeFor(c)
+                : defaultPartSize(c, r.size(), largestPart);
+        PartPlan plan = of(r.size(), part);
         if (chunk > 0) {
             plan.checkChunk(chunk);
         }
@@ -96,14 +108,35 @@ public record PartPlan(long objectSize, long partSize, int parts) {
      * @throws IllegalArgumentException naming the bucket or key rule, or the part limit
      */
     public static PartPlan check(io.dgen4j.storage.WriteRequest r, java.util.function.Supplier<S3Settings> defaults) {
+        return check(r, defaults, MAX_PART_SIZE);
+    }
+
+    /** {@link #check(io.dgen4j.storage.WriteRequest, java.util.function.Supplier)} for a client's largest efficient part. */
+    public static PartPlan check(io.dgen4j.storage.WriteRequest r, java.util.function.Supplier<S3Settings> defaults,
+                                 long largestPart) {
         S3Location.of(r.target());
         S3Settings settings = r.options().get(S3Settings.class).orElseGet(defaults);
-        return forWrite(r, settings);
+        return forWrite(r, settings, largestPart);
     }
 
     /** The default part size for a chunk size: the chunk size, raised to 5 MiB or lowered to 5 GiB. */
     public static long defaultPartSize(long chunkSize) {
         return Math.max(MIN_PART_SIZE, Math.min(MAX_PART_SIZE, chunkSize));
+    }
+
+    /**
+     * The default part size for a chunk size and a client that prefers parts of at most
+     * {@code largestPart}: {@link #defaultPartSize(long)}, halved while it is above that, the half
+     * still divides the chunk, is 5 MiB or more, and an object of {@code objectSize} stays within
+     * 10,000 parts.
+     */
+    public static long defaultPartSize(long chunkSize, long objectSize, long largestPart) {
+        long part = defaultPartSize(chunkSize);
+        while (part > largestPart && part % 2 == 0 && part / 2 >= MIN_PART_SIZE && chunkSize % (part / 2) == 0
+                && partsFor(objectSize, part / 2) <= MAX_PARTS) {
+            part /= 2;
+        }
+        return part;
     }
 
     /**

@@ -32,6 +32,15 @@ public interface S3ClientProvider {
     S3TransportFactory transports(StorageOptions options, int requests);
 
     /**
+     * The largest part this client uploads at a cost per byte that does not grow with the part (S3's
+     * 5 GiB where none does). A save whose part size is not set sends each chunk as one part, or as
+     * equal whole parts no larger than this where S3's limits allow (see the crt client).
+     */
+    default long largestEfficientPart() {
+        return 5L << 30;
+    }
+
+    /**
      * Whether the storage provider serves saves and loads through this client: true for every client
      * library; false for one that only answers what {@code dgen4j endpoints} asks (HEAD bucket), such as
      * a test's probe.

@@ -86,4 +86,18 @@ class PartPlanTest {
         assertEquals("5 GiB", PartPlan.size(5L << 30));
         assertEquals("8 EiB", PartPlan.size(Long.MAX_VALUE), "units up to EiB, rounded up");
     }
+
+    @Test
+    void aClientsLargestEfficientPartHalvesTheChunkIntoWholePartsWithinS3sLimits() {
+        long mib = 1L << 20;
+        assertEquals(32 * mib, PartPlan.defaultPartSize(32 * mib, 1L << 30, PartPlan.MAX_PART_SIZE), "no ceiling");
+        assertEquals(16 * mib, PartPlan.defaultPartSize(32 * mib, 1L << 30, 16 * mib), "the crt's 16 MiB");
+        assertEquals(12 * mib, PartPlan.defaultPartSize(48 * mib, 1L << 30, 16 * mib), "halved twice");
+        assertEquals(6 * mib, PartPlan.defaultPartSize(6 * mib, 1L << 30, 4 * mib), "never below 5 MiB");
+        long big = 20_000 * 16 * mib; // 10,000 parts of 32 MiB; 20,000 of 16 MiB would be too many
+        assertEquals(32 * mib, PartPlan.defaultPartSize(32 * mib, big, 16 * mib), "never past 10,000 parts");
+        assertEquals(21 * mib / 2, PartPlan.defaultPartSize(21 * mib, 1L << 30, 16 * mib), "parts need no power of 2");
+        long odd = 32 * mib + 1;
+        assertEquals(odd, PartPlan.defaultPartSize(odd, 1L << 30, 16 * mib), "an odd chunk stays whole");
+    }
 }
