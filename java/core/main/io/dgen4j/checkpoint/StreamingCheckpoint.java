@@ -1,5 +1,7 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.format.Layout;
+import io.dgen4j.format.LayoutWriter;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
@@ -13,6 +15,7 @@ import io.dgen4j.storage.WriteRequest;
 import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
@@ -179,11 +182,33 @@ public final class StreamingCheckpoint {
         }
     }
 
+    /**
+     * Saves a checkpoint laid out by {@code layout} (a {@code torch} file: docs/FORMATS.md) to
+     * {@code target}: its payloads are the stream of {@link Layout#payloadBytes()} bytes, filled in
+     * place, its framing computed, in the memory of a raw save. A raw layout saves the stream alone.
+     */
+    public SaveResult save(StorageTarget target, Layout layout) throws IOException {
+        if (layout.format() == Layout.Format.RAW) {
+            return save(target, layout.payloadBytes());
+        }
+        requireABufferBeyondTheWriters();
+        DataSpec spec = specFor(layout.payloadBytes());
+        try (Session session = session()) {
+            return save(target, spec, session.forTarget(target, backend), layout);
+        }
+    }
+
     private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider) throws IOException {
+        return save(target, spec, provider, (Layout) null);
+    }
+
+    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, Layout layout)
+            throws IOException {
         BufferPool pool = poolFor(buffers, "the save to " + target);
-        SavePipeline pipeline = new SavePipeline(pool, spec.size(), chunkSize, writersInFlight, progress);
+        long fileSize = layout == null ? spec.size() : layout.size();
+        SavePipeline pipeline = new SavePipeline(pool, fileSize, chunkSize, writersInFlight, progress);
         try {
-            return save(target, spec, provider, pipeline);
+            return save(target, spec, provider, pipeline, layout);
         } finally {
             if (pipeline.writersStopped()) {
                 done(pool);
@@ -204,7 +229,7 @@ public final class StreamingCheckpoint {
         DataSpec spec = specFor(totalBytes);
         try (Session session = session()) {
             return save(target, spec, session.forTarget(target, backend),
-                    new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress));
+                    new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress), null);
         }
     }
 
@@ -212,15 +237,16 @@ public final class StreamingCheckpoint {
      * Opens the writer of {@code target}, runs {@code run} into it and commits; a failure aborts
      * the write and says what it left under the target's name.
      */
-    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, SaveRun run)
-            throws IOException {
+    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, SaveRun run,
+                            Layout layout) throws IOException {
         StorageWriter data = null;
         try (Measurement measured = new Measurement(resetPeakRss, run::written);
-             DataSource.Filler filler = source.open(spec, threads)) {
+             DataSource.Filler filler = laidOut(source.open(spec, threads), layout)) {
             // Phases are cut at readings of one clock, so they add up to the total exactly.
             double started = measured.seconds();
-            Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
-            data = provider.openWriter(new WriteRequest(target, spec.size(), chunkSize, manifest.toMetadata(),
+            Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize,
+                    layout);
+            data = provider.openWriter(new WriteRequest(target, manifest.fileSize(), chunkSize, manifest.toMetadata(),
                     run.inFlight(), storageOptions));
             double opened = measured.seconds();
             run.run(filler, data);
@@ -235,7 +261,8 @@ public final class StreamingCheckpoint {
             phases.add(new Phase("commit", "fsync+rename", closeSeconds,
                     "commit: fsync, manifest, renames, directory fsyncs"));
             return new SaveResult(run.method(), new Where(target.toString(), data.description(), data.directIo()),
-                    new SaveResult.Plan(spec.size(), chunkSize, chunks(spec.size()), run.buffers(), run.inFlight()),
+                    new SaveResult.Plan(manifest.fileSize(), chunkSize, chunks(manifest.fileSize()), run.buffers(),
+                            run.inFlight()),
                     new SaveResult.Data(filler.implementation(), spec.seedString()),
                     new SaveResult.Times(run.generationSeconds(), run.ioSeconds(), closeSeconds, total, phases),
                     new SaveResult.Memory(run.peakBuffersInUse(), run.poolBytes(), measured.peakRss()),
@@ -250,6 +277,30 @@ public final class StreamingCheckpoint {
                 data.close();
             }
         }
+    }
+
+    /** {@code filler}'s stream in {@code layout}'s file: framing between the payloads, CRCs as they are made. */
+    private static DataSource.Filler laidOut(DataSource.Filler filler, Layout layout) {
+        if (layout == null) {
+            return filler;
+        }
+        LayoutWriter writer = layout.writer();
+        return new DataSource.Filler() {
+            @Override
+            public void fill(MemorySegment dst, long offset) {
+                writer.fill(dst, offset, filler::fill);
+            }
+
+            @Override
+            public String implementation() {
+                return filler.implementation();
+            }
+
+            @Override
+            public void close() {
+                filler.close();
+            }
+        };
     }
 
     /** Loads {@code target}, reading every byte; with {@code verify}, compares them with the stream. */
@@ -295,10 +346,11 @@ public final class StreamingCheckpoint {
         String path = target.toString();
         try (Measurement measured = new Measurement(resetPeakRss, () -> 0);
              StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
-            DataSpec spec = manifestOf(reader, path, verify).spec();
+            Manifest manifest = manifestOf(reader, path, verify);
+            DataSpec spec = manifest.spec();
             double opened = measured.seconds();
             LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, readersInFlight, threads,
-                    progress);
+                    progress, manifest.layout() == null ? null : manifest.layout().checker());
             BufferPool pool = poolFor(run.buffersFor(buffers), "the load of " + target);
             double ran;
             try {
@@ -314,7 +366,7 @@ public final class StreamingCheckpoint {
             phases.addAll(run.phases(ran - opened));
             phases.add(new Phase("release", "release", total - ran, "buffers freed"));
             return new LoadResult(new Where(path, reader.description(), reader.directIo()),
-                    new LoadResult.Plan(spec.size(), chunkSize, readersInFlight),
+                    new LoadResult.Plan(manifest.fileSize(), chunkSize, readersInFlight),
                     new LoadResult.Verification(verify, run.verifier()),
                     new LoadResult.Times(run.readSeconds(), run.verifySeconds(), total, phases),
                     new LoadResult.Memory(run.peakInUse(), measured.peakRss()), reader.endpointStatistics());
@@ -345,7 +397,7 @@ public final class StreamingCheckpoint {
             throw new CheckpointException(path + " was written with " + manifest.generator()
                     + " data, which cannot be regenerated: load it without --verify", -1, null);
         }
-        long size = manifest.spec().size();
+        long size = manifest.fileSize();
         if (reader.size() != size) {
             throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
                     + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
