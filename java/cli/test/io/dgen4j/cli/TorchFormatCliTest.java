@@ -223,6 +223,42 @@ class TorchFormatCliTest {
     }
 
     @Test
+    void inspectListsTensorsOfOurFilesTorchsFilesAndRawOnes() throws Exception {
+        Path f = dir.resolve("tiny.pt");
+        assertEquals(0, CliTest.run("save", f.toString(), "--format", "torch", "--model", "tiny").code());
+        Layout layout = Layout.of(Layout.Format.TORCH, TensorList.model("tiny"), true, 64);
+        CliTest.Result r = CliTest.run("inspect", f.toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        for (int i = 0; i < layout.fileOrder().size(); i++) {
+            Tensor t = layout.fileOrder().get(i);
+            String row = "{\"name\":\"" + t.name() + "\",\"dtype\":\"" + t.dtype().label() + "\",\"shape\":"
+                    + t.shapeText() + ",\"offset\":" + layout.offsetOf(i) + ",\"bytes\":" + t.bytes()
+                    + ",\"member\":\"" + layout.memberOf(i) + "\"}";
+            assertTrue(r.out().contains(row), row + " in " + r.out());
+        }
+        // torch's own file, with a view into a storage (offset 1 element in) and a prefix of its own
+        Path theirs = dir.resolve("theirs.pt");
+        python("import sys, torch; torch.save({'w': torch.ones(3, 4)[:, 1:], 'n': {'x': torch.zeros(2, "
+                + "dtype=torch.int8)}}, sys.argv[1])", theirs.toString());
+        r = CliTest.run("inspect", theirs.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith(theirs + ": torch, 2 tensors"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n  w +float32 +\\[3,3\\] .*\\n  n/x +int8 +\\[2\\] .*"), r.out());
+
+        Path raw = dir.resolve("raw.bin");
+        assertEquals(0, CliTest.run("save", raw.toString(), "--size", "1MiB").code());
+        r = CliTest.run("inspect", raw.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("(stream)  uint8     [1048576]"), r.out());
+
+        Files.write(dir.resolve("cut.pt"), java.util.Arrays.copyOf(Files.readAllBytes(f), 5000));
+        r = CliTest.run("inspect", dir.resolve("cut.pt").toString());
+        assertEquals(3, r.code(), r.err());
+        assertTrue(r.err().contains("has no end of central directory record in its last 22 bytes: it is truncated"),
+                r.err());
+    }
+
+    @Test
     void crcNoneWritesZerosAndSaysSo() throws Exception {
         Path f = dir.resolve("fast.pt");
         assertEquals(0, CliTest.run("save", f.toString(), "--format", "torch", "--model", "tiny", "--crc", "none")
