@@ -69,7 +69,7 @@ public final class TensorList {
 
     /**
      * A built-in model's tensors: {@code tiny} (a 2-layer model and its Adam state, about 1 MiB,
-     * for tests), {@code mlp-1b} (a 16-layer 4096-wide MLP in bfloat16, 1 GiB of weights and biases).
+     * for tests), {@code mlp-1b} (16 layers of 16384x4096 bfloat16 weights and their biases, 2 GiB).
      */
     public static List<Tensor> model(String name) {
         List<Tensor> out = new ArrayList<>();

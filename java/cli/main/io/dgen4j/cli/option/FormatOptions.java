@@ -24,7 +24,7 @@ public final class FormatOptions {
     Path tensors;
 
     @Option(names = "--model", description = "A built-in tensor list instead of --tensors: tiny (about 1MiB) or"
-            + " mlp-1b (1GiB of bfloat16).")
+            + " mlp-1b (2GiB of bfloat16).")
     String model;
 
     @Option(names = "--crc", defaultValue = "crc32",
