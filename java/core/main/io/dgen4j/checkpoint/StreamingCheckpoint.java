@@ -3,6 +3,7 @@ package io.dgen4j.checkpoint;
 import io.dgen4j.format.Layout;
 import io.dgen4j.format.LayoutWriter;
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
@@ -256,10 +257,9 @@ public final class StreamingCheckpoint {
             double closeSeconds = total - ran;
             List<Phase> phases = new ArrayList<>();
             phases.add(new Phase("startUp", "start-up", started, "generator started (threads, pinning; a process's first also loads and compiles code)"));
-            phases.add(new Phase("open", "open", opened - started, "target opened: lock, temp file, preallocation"));
+            phases.addAll(openPhases(opened - started, data.openTimes(), "target opened: lock, temp file, preallocation"));
             phases.addAll(run.phases(ran - opened));
-            phases.add(new Phase("commit", "fsync+rename", closeSeconds,
-                    "commit: fsync, manifest, renames, directory fsyncs"));
+            phases.add(new Phase("commit", data.commitLabel(), closeSeconds, data.commitWhat()));
             return new SaveResult(run.method(), new Where(target.toString(), data.description(), data.directIo()),
                     new SaveResult.Plan(manifest.fileSize(), chunkSize, chunks(manifest.fileSize()), run.buffers(),
                             run.inFlight()),
@@ -361,7 +361,7 @@ public final class StreamingCheckpoint {
             }
             double total = measured.seconds();
             List<Phase> phases = new ArrayList<>();
-            phases.add(new Phase("open", "open", opened,
+            phases.addAll(openPhases(opened, reader.openTimes(),
                     "target opened, manifest read; a process's first also loads and compiles code"));
             phases.addAll(run.phases(ran - opened));
             phases.add(new Phase("release", "release", total - ran, "buffers freed"));
@@ -381,6 +381,27 @@ public final class StreamingCheckpoint {
             throw new CheckpointException(m != null && m.startsWith("load of " + target + " ") ? m
                     : "load of " + target + " failed: " + m, -1, e);
         }
+    }
+
+    /**
+     * The open's phases: one "open" of {@code seconds} doing {@code what}, or, where the backend timed
+     * its client's start and its first requests, those two and what is left of the open (settings,
+     * credentials, the manifest), so that they still add up to {@code seconds}.
+     */
+    static List<Phase> openPhases(double seconds, OpenTimes times, String what) {
+        if (!times.timed()) {
+            return List.of(new Phase("open", "open", seconds, what));
+        }
+        double client = Math.min(times.clientStartSeconds(), seconds);
+        double requests = Math.min(times.requestSeconds(), seconds - client);
+        List<Phase> phases = new ArrayList<>();
+        phases.add(new Phase("open", "open", seconds - client - requests,
+                "settings and credentials read, the backend chosen, the manifest decoded"));
+        phases.add(new Phase("clientStart", "client start", client,
+                "the client started: threads, connection pool; a process's first also loads its classes"));
+        phases.add(new Phase("firstRequests", "requests", requests,
+                times.requests() + ", before the first byte moved"));
+        return phases;
     }
 
     /**

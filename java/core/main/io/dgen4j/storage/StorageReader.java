@@ -38,6 +38,11 @@ public interface StorageReader extends AutoCloseable {
         return false;
     }
 
+    /** What its open took, where the backend timed it (client start, first requests); {@link OpenTimes#NONE} otherwise. */
+    default OpenTimes openTimes() {
+        return OpenTimes.NONE;
+    }
+
     /** Whether reads bypass the page cache (O_DIRECT). */
     boolean directIo();
 

@@ -34,6 +34,21 @@ public interface StorageWriter extends AutoCloseable {
         return java.util.List.of();
     }
 
+    /** What its open took, where the backend timed it (client start, first requests); {@link OpenTimes#NONE} otherwise. */
+    default OpenTimes openTimes() {
+        return OpenTimes.NONE;
+    }
+
+    /** How a report labels what {@link #commit()} does, in a word or two (a file's: fsync+rename). */
+    default String commitLabel() {
+        return "fsync+rename";
+    }
+
+    /** What {@link #commit()} does, in a few words, for a report. */
+    default String commitWhat() {
+        return "commit: fsync, manifest, renames, directory fsyncs";
+    }
+
     /** Aborts unless committed, and releases the target. */
     @Override
     void close();

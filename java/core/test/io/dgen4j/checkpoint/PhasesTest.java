@@ -3,6 +3,7 @@ package io.dgen4j.checkpoint;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.StorageTarget;
 import java.nio.file.Path;
 import java.util.List;
@@ -107,6 +108,19 @@ class PhasesTest {
                 new SaveResult.Data("native", "1"), new SaveResult.Times(0.1, 0.2, 0.05, 0.4),
                 new SaveResult.Memory(1, 1, 1), List.of(), List.of());
         addsUp(r.phases(), 0.4, List.of("other"));
+    }
+
+    @Test
+    void anOpenTimedByItsBackendIsSplitIntoClientStartRequestsAndTheRest() {
+        addsUp(StreamingCheckpoint.openPhases(0.5, OpenTimes.NONE, "local"), 0.5, List.of("open"));
+        List<Phase> p = StreamingCheckpoint.openPhases(2.0, new OpenTimes(1.25, 0.5, "HeadObject"), "local");
+        addsUp(p, 2.0, List.of("open", "clientStart", "firstRequests"));
+        assertEquals(List.of(0.25, 1.25, 0.5), p.stream().map(Phase::seconds).toList());
+        assertTrue(p.get(2).what().startsWith("HeadObject"), p.get(2).what());
+        // times that overrun the open (clocks read apart) are cut so that the phases still add up
+        List<Phase> over = StreamingCheckpoint.openPhases(1.0, new OpenTimes(0.75, 0.5, "HeadObject"), "local");
+        addsUp(over, 1.0, List.of("open", "clientStart", "firstRequests"));
+        assertEquals(List.of(0.0, 0.75, 0.25), over.stream().map(Phase::seconds).toList());
     }
 
     private static Map<String, Double> byKey(List<Phase> phases) {

@@ -7,6 +7,7 @@ import io.dgen4j.s3.internal.PartPlan;
 import io.dgen4j.s3.internal.MultipartWriter;
 import io.dgen4j.s3.spi.S3TransportFactory;
 import io.dgen4j.s3.spi.S3ClientProvider;
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageProvider;
@@ -74,14 +75,35 @@ final class S3Backend implements StorageProvider {
         S3Location where = S3Location.of(r.target());
         S3Settings s = provider.settings(r.options(), where);
         int inFlight = s.maxInFlight().orElse(r.maxInFlight());
-        return MultipartWriter.open(pool(s, r.options(), Math.max(inFlight, r.maxInFlight())), where, s, r, inFlight);
+        long started = System.nanoTime();
+        S3Endpoints pool = pool(s, r.options(), Math.max(inFlight, r.maxInFlight()));
+        long clients = pool.clientStartNanos();
+        long pooled = System.nanoTime();
+        MultipartWriter w = MultipartWriter.open(pool, where, s, r, inFlight);
+        return w.timed(openTimes(started, pooled, clients, pool, "HeadBucket, CreateMultipartUpload"));
+    }
+
+    /**
+     * What an open took: the pool's making (a new one starts the shared client) and the transports
+     * made during its requests count as client start; the rest of those requests as requests.
+     */
+    private static OpenTimes openTimes(long started, long pooled, long clientsBefore, S3Endpoints pool,
+                                       String requests) {
+        long made = pool.clientStartNanos() - clientsBefore;
+        long requested = System.nanoTime() - pooled;
+        return new OpenTimes((pooled - started + made) / 1e9, Math.max(0, requested - made) / 1e9, requests);
     }
 
     @Override
     public StorageReader openReader(ReadRequest r) throws IOException {
         S3Location where = S3Location.of(r.target());
         S3Settings s = provider.settings(r.options(), where);
-        return RangedReader.open(pool(s, r.options(), Math.max(s.maxInFlight().orElse(1), r.maxInFlight())), where);
+        long started = System.nanoTime();
+        S3Endpoints pool = pool(s, r.options(), Math.max(s.maxInFlight().orElse(1), r.maxInFlight()));
+        long clients = pool.clientStartNanos();
+        long pooled = System.nanoTime();
+        RangedReader reader = RangedReader.open(pool, where);
+        return reader.timed(openTimes(started, pooled, clients, pool, "HeadObject"));
     }
 
     /** HEADs the object (to say whether there was one), then deletes it. */

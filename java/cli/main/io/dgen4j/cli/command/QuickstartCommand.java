@@ -291,7 +291,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     /** Why a phase of the same save may take longer in step 1 than in step 3, or the other way round. */
     private static String cause(String key) {
         return switch (key) {
-            case "startUp", "open", "firstChunk" -> "step 1 is the process's first save: code loaded and compiled";
+            case "startUp", "open", "clientStart", "firstRequests", "firstChunk" -> "step 1 is the process's first save: code loaded and compiled";
             case "io", "commit" -> "the disk: its speed and flushes vary from save to save";
             case "generationStall" -> "generation: CPU time taken by other processes";
             default -> "varies from save to save";

@@ -4,6 +4,7 @@ import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
 import java.io.IOException;
@@ -63,6 +64,7 @@ public final class MultipartWriter implements StorageWriter {
 
     private enum State { OPEN, COMMITTED, ABORTED, FAILED_CHECK }
 
+    private volatile OpenTimes openTimes = OpenTimes.NONE;
     private final S3Endpoints pool;
     private final Requests requests;
     private final S3Location where;
@@ -552,6 +554,27 @@ public final class MultipartWriter implements StorageWriter {
     }
 
     /** {@code aws s3://b/k at <endpoints> (5 parts of 5242880 bytes, 4 in flight)}. */
+    @Override
+    public String commitLabel() {
+        return "complete";
+    }
+
+    @Override
+    public String commitWhat() {
+        return "CompleteMultipartUpload, then a HEAD that checks the object's size and manifest";
+    }
+
+    /** Notes what its open took (the backend times it around {@code open}); returns this. */
+    public MultipartWriter timed(OpenTimes times) {
+        this.openTimes = java.util.Objects.requireNonNull(times, "times");
+        return this;
+    }
+
+    @Override
+    public OpenTimes openTimes() {
+        return openTimes;
+    }
+
     @Override
     public String description() {
         Endpoint p = requests.pinned();

@@ -4,6 +4,7 @@ import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.storage.EndpointStatistics;
+import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.StorageReader;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -39,6 +40,7 @@ public final class RangedReader implements StorageReader {
     /** An unstarted thread: a segment accessible by it is accessible by the client's threads. */
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
 
+    private volatile OpenTimes openTimes = OpenTimes.NONE;
     private final S3Endpoints pool;
     private final Requests requests;
     private final S3Location where;
@@ -208,6 +210,17 @@ public final class RangedReader implements StorageReader {
     @Override
     public boolean directIo() {
         return false;
+    }
+
+    /** Notes what its open took (the backend times it around {@code open}); returns this. */
+    public RangedReader timed(OpenTimes times) {
+        this.openTimes = java.util.Objects.requireNonNull(times, "times");
+        return this;
+    }
+
+    @Override
+    public OpenTimes openTimes() {
+        return openTimes;
     }
 
     @Override

@@ -51,10 +51,14 @@ public final class S3Endpoints implements AutoCloseable {
     /** Writers and readers of this pool open now (a writer until it is committed or aborted and closed). */
     private final AtomicInteger objects = new AtomicInteger();
     private final S3TransportFactory.Group group;
+    /** Time spent making the shared client and the transports (see {@link #clientStartNanos()}). */
+    private final java.util.concurrent.atomic.AtomicLong clientStartNanos;
     private volatile boolean closed;
 
-    private S3Endpoints(String backend, S3Settings settings, List<Endpoint> endpoints, S3TransportFactory.Group group) {
+    private S3Endpoints(String backend, S3Settings settings, List<Endpoint> endpoints, S3TransportFactory.Group group,
+                        java.util.concurrent.atomic.AtomicLong clientStartNanos) {
         this.backend = backend;
+        this.clientStartNanos = clientStartNanos;
         this.group = group;
         this.settings = settings;
         this.endpoints = List.copyOf(endpoints);
@@ -81,14 +85,45 @@ public final class S3Endpoints implements AutoCloseable {
     static S3Endpoints open(S3TransportFactory factory, S3Settings settings,
                             java.util.function.Function<String, EndpointHealth> health) throws IOException {
         List<S3Settings> each = settings.perEndpoint();
-        S3TransportFactory.Group group = Objects.requireNonNull(factory.group(settings), "group");
+        long started = System.nanoTime();
+        S3TransportFactory.Group made = Objects.requireNonNull(factory.group(settings), "group");
+        java.util.concurrent.atomic.AtomicLong startNanos = new java.util.concurrent.atomic.AtomicLong(
+                System.nanoTime() - started);
+        S3TransportFactory.Group group = new TimedGroup(made, startNanos);
         List<Endpoint> list = new ArrayList<>(each.size());
         for (int i = 0; i < each.size(); i++) {
             S3Settings one = each.get(i);
             String name = one.endpointDescription();
             list.add(new Endpoint(i, name, one, group, health.apply(name)));
         }
-        return new S3Endpoints(factory.backend(), settings, list, group);
+        return new S3Endpoints(factory.backend(), settings, list, group, startNanos);
+    }
+
+    /** A group that adds the time it spends making transports to {@code nanos}. */
+    private record TimedGroup(S3TransportFactory.Group made, java.util.concurrent.atomic.AtomicLong nanos)
+            implements S3TransportFactory.Group {
+        @Override
+        public S3Transport open(S3Settings one) throws IOException {
+            long started = System.nanoTime();
+            try {
+                return made.open(one);
+            } finally {
+                nanos.addAndGet(System.nanoTime() - started);
+            }
+        }
+
+        @Override
+        public void close() {
+            made.close();
+        }
+    }
+
+    /**
+     * Nanoseconds this pool has spent starting clients so far: its shared client, then each
+     * endpoint's transport as its first request made it (a report's "client start").
+     */
+    public long clientStartNanos() {
+        return clientStartNanos.get();
     }
 
     /** A writer or reader of this pool was opened. */
