@@ -213,6 +213,15 @@ class TorchFormatCliTest {
         flip(f, crc);
         assertEquals(0, CliTest.run("load", f.toString(), "--verify").code());
 
+        // a plain load reads the directory and end records first, as torch.load does
+        long entry = layout.directoryOffset() + 51; // the first entry's name: 46 bytes, then "archive/data.pkl"
+        flip(f, entry);
+        bad = CliTest.run("load", f.toString());
+        assertEquals(3, bad.code(), bad.err());
+        assertTrue(bad.err().contains(": the central directory entry of archive/data.pkl byte 51 differs from its "
+                + "manifest's layout at byte " + entry + " (expected 0x76, found 0x77): the file is damaged"), bad.err());
+        flip(f, entry);
+
         try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
             raf.setLength(layout.size() - 100);
         }

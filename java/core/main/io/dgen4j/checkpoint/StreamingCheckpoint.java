@@ -1,6 +1,7 @@
 package io.dgen4j.checkpoint;
 
 import io.dgen4j.format.Layout;
+import io.dgen4j.format.LayoutChecker;
 import io.dgen4j.format.LayoutWriter;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.OpenTimes;
@@ -347,6 +348,9 @@ public final class StreamingCheckpoint {
         try (Measurement measured = new Measurement(resetPeakRss, () -> 0);
              StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
             Manifest manifest = manifestOf(reader, path, verify);
+            if (manifest.layout() != null) {
+                checkDirectory(reader, manifest.layout(), path);
+            }
             DataSpec spec = manifest.spec();
             double opened = measured.seconds();
             LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, readersInFlight, threads,
@@ -425,6 +429,55 @@ public final class StreamingCheckpoint {
         }
         return manifest;
     }
+
+    /**
+     * Reads a laid-out file's end first, as torch.load does: its central directory and end records
+     * must be what its manifest's layout says (CRC fields aside: {@code --verify} checks those), or
+     * the load stops before reading the rest, naming the record that differs.
+     */
+    private static void checkDirectory(StorageReader reader, Layout layout, String path) throws IOException {
+        long from = layout.directoryOffset() / 4096 * 4096; // readers bypassing the page cache need alignment
+        long n = layout.size() - from;
+        if (n > 64L << 20) {
+            return; // a directory of millions of records: --verify compares it with the rest
+        }
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(n, 4096);
+            long got = 0;
+            while (got < n) {
+                long r = reader.read(from + got, buf.asSlice(got));
+                if (r <= 0) {
+                    break;
+                }
+                got += r;
+            }
+            if (got != n) {
+                throw new CheckpointException(String.format("%s ends at byte %d, before its end of central directory "
+                        + "record (the file is truncated)", path, from + got), from + got, null);
+            }
+            long dir = layout.directoryOffset();
+            LayoutChecker.Mismatch m = layout.checker().compare(buf.asSlice(dir - from), dir, NO_PAYLOAD);
+            if (m != null) {
+                throw new CheckpointException(String.format("%s: %s differs from its manifest's layout at byte %d "
+                        + "(expected 0x%02x, found 0x%02x): the file is damaged or is not the one saved", path,
+                        layout.describe(m.offset()), m.offset(), m.expected() & 0xff, m.found() & 0xff),
+                        -1, null); // the message says the offset already
+            }
+        }
+    }
+
+    /** The directory and end records hold no payload bytes: nothing of the stream is compared there. */
+    private static final LayoutChecker.Stream NO_PAYLOAD = new LayoutChecker.Stream() {
+        @Override
+        public long firstMismatch(MemorySegment data, long streamOffset) {
+            return -1;
+        }
+
+        @Override
+        public byte at(long streamOffset) {
+            throw new IllegalStateException("no payload in a zip's directory");
+        }
+    };
 
     /**
      * A streaming save fills one buffer while its writers write the others: its pool must hold more

@@ -151,6 +151,19 @@ public final class Layout {
         return payloadBytes;
     }
 
+    /**
+     * Where the file's closing framing starts: a torch file's central directory (the end records
+     * follow it); the file's size for raw, which has none.
+     */
+    public long directoryOffset() {
+        for (Segment s : segments) {
+            if (!s.payload() && s.label().startsWith("the central directory")) {
+                return s.start();
+            }
+        }
+        return size;
+    }
+
     /** The file offset of the payload of the tensor {@code i} in {@link #fileOrder()}. */
     public long offsetOf(int i) {
         for (Segment s : segments) {
