@@ -3,15 +3,8 @@ package io.dgen4j.aws;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -44,7 +37,8 @@ final class AwsClients {
      * @throws IOException when the CA bundle cannot be read
      */
     static S3AsyncClient build(S3Settings settings, AwsOptions options, int maxConcurrency) throws IOException {
-        TrustManager[] trust = settings.caBundle().isPresent() ? trustManagers(settings) : null;
+        TrustManager[] trust = io.dgen4j.s3.internal.CaBundles.trustManager(settings).map(t -> new TrustManager[] {t})
+                .orElse(null);
         return build(new Key(settings, options, maxConcurrency), trust);
     }
 
@@ -94,27 +88,5 @@ final class AwsClients {
         k.options().customizer().accept(b);
         LOG.debug("new S3 client: {}, {} connections", s, k.maxConcurrency());
         return b.build();
-    }
-
-    private static TrustManager[] trustManagers(S3Settings s) throws IOException {
-        var pem = s.caBundle().orElseThrow();
-        try (InputStream in = Files.newInputStream(pem)) {
-            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-            ks.load(null, null);
-            int i = 0;
-            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                ks.setCertificateEntry("ca-" + i++, c);
-            }
-            if (i == 0) {
-                throw new IOException("AWS_CA_BUNDLE " + pem + " holds no certificate");
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(ks);
-            return tmf.getTrustManagers();
-        } catch (GeneralSecurityException e) {
-            throw new IOException("AWS_CA_BUNDLE " + pem + " is not a PEM file of certificates: " + e.getMessage(), e);
-        } catch (java.nio.file.NoSuchFileException e) {
-            throw new IOException("AWS_CA_BUNDLE " + pem + " does not exist", e);
-        }
     }
 }

@@ -5,7 +5,6 @@ import io.dgen4j.json.JsonWriter;
 import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -423,13 +422,7 @@ public final class BenchMain {
      * of those online, the generation kernel chosen and the CPU features the native core reports.
      */
     static String machine() {
-        String model = "unknown CPU";
-        try (var lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            model = lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
-                    .findFirst().orElse(model);
-        } catch (IOException | UncheckedIOException e) {
-            // not Linux: the model stays unknown
-        }
+        String model = SystemInfo.cpuModel();
         int online;
         try {
             online = SystemInfo.parseCpuList(Files.readString(Path.of("/sys/devices/system/cpu/online")).trim()).size();

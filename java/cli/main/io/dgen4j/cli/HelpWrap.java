@@ -15,7 +15,8 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  * allows, after a {@code .}, {@code :} or {@code /} inside a word too, which cut {@code http://10.0.0.} /
  * {@code {1...8}:9000}, {@code direct:} / {@code //} and {@code summary.} / {@code json} across lines;
  * the command descriptions and the option and parameter lists are wrapped here instead, at the last
- * space that fits (a word longer than the line is cut). The layout is picocli's otherwise.
+ * space that fits (a word longer than the line is cut), and so is the usage synopsis, whose
+ * {@code [--endpoints=URI[,URI...]]} picocli cut after the comma. The layout is picocli's otherwise.
  */
 final class HelpWrap implements CommandLine.IHelpFactory {
     static final HelpWrap FACTORY = new HelpWrap();
@@ -32,6 +33,29 @@ final class HelpWrap implements CommandLine.IHelpFactory {
                 Column[] columns = TextTable.forDefaultColumns(cs, longOptions, spec.usageMessage().width()).columns();
                 return new Layout(cs, new AtSpaces(cs, columns), createDefaultOptionRenderer(),
                         createDefaultParameterRenderer());
+            }
+
+            /**
+             * The synopsis, wrapped as picocli wraps it (continuation lines under the command's
+             * first option, or at the heading's width where that is too far right) but at spaces:
+             * picocli's own break inside {@code [--endpoints=URI[,URI...]]} after the comma.
+             */
+            @Override
+            protected String insertSynopsisCommandName(int headingLength, Help.Ansi.Text details) {
+                String name = spec.qualifiedName();
+                int width = spec.usageMessage().width();
+                double threshold = spec.usageMessage().synopsisAutoIndentThreshold();
+                int indent = headingLength + name.length() + 1;
+                if (indent > width * threshold) {
+                    int given = spec.usageMessage().synopsisIndent();
+                    indent = Math.min(given < 0 ? headingLength : given, (int) (0.9 * width));
+                }
+                AtSpaces table = new AtSpaces(colorScheme(), new Column[] {new Column(width, 0, Column.Overflow.WRAP)});
+                table.indentWrappedLines = indent;
+                // the heading ("Usage: ") is printed before: padding of its width, cut off again below
+                Help.Ansi.Text padding = Help.Ansi.OFF.new Text("X".repeat(headingLength), colorScheme());
+                table.addRowValues(padding.concat(colorScheme().commandText(name)).concat(details));
+                return table.toString().substring(headingLength);
             }
 
             @Override

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
+import io.dgen4j.s3.FaultProxy;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.storage.StorageProvider;
@@ -112,6 +113,78 @@ class BackendsCliTest {
         try (Stream<Path> s = Files.list(home)) {
             assertEquals(List.of(png), s.toList(), "no temporary file of the plot is left");
         }
+    }
+
+    @Test
+    void backendsRoundsInterleaveAndReportMediansRangesAndTies() throws Exception {
+        List<String> installed = s3Backends();
+        Path png = home.resolve("rounds.png");
+        CliRun r;
+        List<String> order = new java.util.ArrayList<>();
+        try (FaultProxy proxy = FaultProxy.start(S3.endpoint())) {
+            Map<String, String> env = configured();
+            env.put("AWS_ENDPOINT_URL", proxy.endpoint().toString());
+            r = run(env, "backends", "s3://" + S3.bucket() + "/rounds", "--size", "6MiB", "--chunk", "5MiB",
+                    "--rounds", "2", "--json", "--plot", png.toString());
+            // the measured uploads, in the order they reached the store (warm-ups and loads left out)
+            for (FaultProxy.Seen seen : proxy.seen()) {
+                Matcher name = Pattern.compile("/rounds/(\\w+)\\.bin$").matcher(seen.path());
+                if (!seen.method().equals("GET") && !seen.method().equals("DELETE") && !seen.method().equals("HEAD")
+                        && name.find() && (order.isEmpty() || !order.getLast().equals(name.group(1)))) {
+                    order.add(name.group(1));
+                }
+            }
+        }
+        assertEquals(0, r.code(), r.err());
+        List<String> expected = new java.util.ArrayList<>(installed);
+        expected.addAll(installed);
+        assertEquals(expected, order, "interleaved: round 1 of every backend, then round 2");
+        Map<String, Object> m = JsonRead.object(r.out());
+        assertEquals(2L, ((Number) m.get("rounds")).longValue());
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) m.get("backends");
+        double bestMin = 0;
+        for (Map<String, Object> row : rows) {
+            assertEquals(2L, ((Number) row.get("rounds")).longValue(), row.toString());
+            @SuppressWarnings("unchecked")
+            Map<String, Object> mbps = (Map<String, Object>) ((Map<String, Object>) row.get("spread")).get("saveMBps");
+            double median = ((Number) mbps.get("median")).doubleValue();
+            double min = ((Number) mbps.get("min")).doubleValue();
+            double max = ((Number) mbps.get("max")).doubleValue();
+            assertTrue(0 < min && min <= median && median <= max, mbps.toString());
+            assertEquals(median, ((Number) row.get("saveMBps")).doubleValue(), 1e-9, "the old key holds the median");
+            if (row.get("backend").equals(m.get("best"))) {
+                bestMin = min;
+                assertEquals(1.0, ((Number) row.get("ratioToBest")).doubleValue(), 1e-12);
+                assertEquals(false, row.get("tiesBest"));
+            }
+        }
+        @SuppressWarnings("unchecked")
+        List<String> tied = (List<String>) m.get("tiedWithBest");
+        for (Map<String, Object> row : rows) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> mbps = (Map<String, Object>) ((Map<String, Object>) row.get("spread")).get("saveMBps");
+            boolean overlaps = !row.get("backend").equals(m.get("best"))
+                    && ((Number) mbps.get("max")).doubleValue() >= bestMin;
+            assertEquals(overlaps, row.get("tiesBest"), row.toString());
+            assertEquals(overlaps, tied.contains((String) row.get("backend")), r.out());
+        }
+        assertTrue(Files.size(png) > 5_000, "plot drawn");
+        assertEquals(List.of(), filesIn(S3.bucket()).stream().filter(f -> f.toString().contains("/rounds/")).toList(),
+                "the objects of every round are deleted");
+
+        // the text table: median (min-max) per figure, and what a tie is in its footer
+        String first = installed.get(0);
+        CliRun text = run(configured(), "backends", "s3://" + S3.bucket() + "/rounds", "--size", "6MiB", "--chunk",
+                "5MiB", "--rounds", "2", "--no-progress");
+        assertEquals(0, text.code(), text.err());
+        assertTrue(text.out().contains(", 2 rounds"), text.out());
+        assertTrue(Pattern.compile("(?m)^" + first + " +\\d+\\.\\d\\d \\(\\d+\\.\\d\\d-\\d+\\.\\d\\d\\) +\\d+\\.\\d "
+                + "\\(\\d+\\.\\d-\\d+\\.\\d\\)").matcher(text.out()).find(), text.out());
+        assertTrue(text.out().contains("2 rounds, interleaved (round 1 of every backend, then round 2, ...): each "
+                + "figure is the median (min-max) of the rounds; "), text.out());
+        assertTrue(text.out().contains(" tie\n") == text.out().contains("tie: a backend whose MB/s range overlaps "
+                + "the fastest's"), "a tie in the table is explained in the footer: " + text.out());
     }
 
     @Test

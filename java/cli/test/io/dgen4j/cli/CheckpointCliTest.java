@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +56,47 @@ class CheckpointCliTest {
         try (Stream<Path> s = Files.list(dir)) {
             assertEquals(1, s.count(), "only the plot is left");
         }
+    }
+
+    @Test
+    void compareRoundsReportMediansRangesAndTies() throws Exception {
+        CliTest.Result text = CliTest.run("compare", "--dir", dir.toString(), "--size", "16MiB", "--chunk", "4MiB",
+                "--rounds", "2", "--no-progress");
+        assertEquals(0, text.code(), text.err());
+        // every figure: median (min-max)
+        assertTrue(java.util.regex.Pattern.compile("(?m)^total s +(\\d+\\.\\d{3}) \\((\\d+\\.\\d{3})-(\\d+\\.\\d{3})\\) "
+                + "+\\d+\\.\\d{3} \\(\\d+\\.\\d{3}-\\d+\\.\\d{3}\\)$").matcher(text.out()).find(), text.out());
+        assertTrue(text.out().contains("2 rounds, interleaved (new, old, new, old, ...): each figure is the median "
+                + "(min-max)"), text.out());
+        assertTrue(text.out().contains("(tie): the two methods' ranges overlap"), text.out());
+        CliTest.Result json = CliTest.run("compare", "--dir", dir.toString(), "--size", "16MiB", "--chunk", "4MiB",
+                "--rounds", "2", "--no-progress", "--json");
+        assertEquals(0, json.code(), json.err());
+        Map<String, Object> m = JsonRead.object(json.out());
+        assertEquals(2L, ((Number) m.get("rounds")).longValue());
+        for (String method : List.of("streaming", "preallocated")) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> one = (Map<String, Object>) m.get(method);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> spread = (Map<String, Object>) ((Map<String, Object>) m.get(method + "Spread"))
+                    .get("totalSeconds");
+            double median = ((Number) spread.get("median")).doubleValue();
+            double min = ((Number) spread.get("min")).doubleValue();
+            double max = ((Number) spread.get("max")).doubleValue();
+            assertTrue(min <= median && median <= max && min > 0, spread.toString());
+            assertEquals((min + max) / 2, median, 1e-9, "the median of two rounds");
+            assertEquals(median, ((Number) one.get("totalSeconds")).doubleValue(), 1e-9, "the old key holds the median");
+            assertEquals(16L << 20, ((Number) one.get("totalBytes")).longValue());
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> ties = (Map<String, Object>) m.get("ties");
+        assertTrue(ties.get("ioGBps") instanceof Boolean && ties.get("totalGBps") instanceof Boolean, json.out());
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(0, s.count(), "no checkpoint of any round is left");
+        }
+        CliTest.Result zero = CliTest.run("compare", "--dir", dir.toString(), "--rounds", "0");
+        assertEquals(2, zero.code(), zero.err());
+        assertTrue(zero.err().contains("--rounds must be 1 to 1000, not 0"), zero.err());
     }
 
     @Test

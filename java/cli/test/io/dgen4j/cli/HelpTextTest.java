@@ -66,6 +66,49 @@ class HelpTextTest {
         assertEquals(List.of(), broken, "words wrapped across lines");
     }
 
+    /**
+     * The synopsis breaks only between options: each option's token ({@code [--endpoints=URI[,URI...]]...})
+     * is printed whole on one line (picocli cut it after the comma in {@code endpoints} and {@code dlio run}),
+     * and the continuation lines line up under the first option, as picocli lays them out.
+     */
+    @Test
+    void theSynopsisBreaksOnlyBetweenOptions() {
+        List<String> cut = new ArrayList<>();
+        eachCommand((spec, help) -> {
+            List<String> synopsis = new ArrayList<>();
+            for (String line : help.lines().toList()) {
+                if (!synopsis.isEmpty() && !line.startsWith(" ")) {
+                    break;
+                }
+                if (!synopsis.isEmpty() || line.startsWith("Usage: ")) {
+                    synopsis.add(line);
+                }
+            }
+            assertTrue(!synopsis.isEmpty(), spec.qualifiedName() + " has no synopsis:\n" + help);
+            String prefix = "Usage: " + spec.qualifiedName() + " ";
+            assertTrue(synopsis.getFirst().startsWith(prefix), synopsis.getFirst());
+            for (String line : synopsis.subList(1, synopsis.size())) {
+                assertTrue(line.length() - line.stripLeading().length() <= prefix.length(),
+                        spec.qualifiedName() + ": continuation not under the first option: " + line);
+            }
+            Set<String> tokens = new HashSet<>();
+            synopsis.forEach(l -> tokens.addAll(Arrays.asList(l.strip().split("\\s+"))));
+            for (ArgSpec a : spec.args()) {
+                if (a.hidden() || !(a instanceof picocli.CommandLine.Model.OptionSpec o) || o.paramLabel() == null
+                        || o.arity().max() == 0 || o.splitRegex().isEmpty()) {
+                    continue;
+                }
+                // a split option: [--name=LABEL[,LABEL...]]... (or without the brackets when required)
+                String split = o.splitRegexSynopsisLabel().isEmpty() ? o.splitRegex() : o.splitRegexSynopsisLabel();
+                String token = o.longestName() + "=" + o.paramLabel() + "[" + split + o.paramLabel() + "...]";
+                if (tokens.stream().noneMatch(t -> t.contains(token))) {
+                    cut.add(spec.qualifiedName() + ": " + token + " in\n" + String.join("\n", synopsis));
+                }
+            }
+        });
+        assertEquals(List.of(), cut, "synopsis options cut across lines");
+    }
+
     @Test
     void everyDescriptionElementIsWholeSentences() {
         List<String> cut = new ArrayList<>();

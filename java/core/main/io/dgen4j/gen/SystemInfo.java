@@ -81,6 +81,16 @@ public record SystemInfo(String implementation, Optional<String> nativeSource, O
                 Numa.dispatch(), Numa.localRanks(env), Numa.defaultThreads(env), plan, twin, JavaGenerator.vectorStatus());
     }
 
+    /** The CPU's model name from {@code /proc/cpuinfo}, or {@code unknown CPU} (not Linux). */
+    public static String cpuModel() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+            return lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
+                    .findFirst().orElse("unknown CPU");
+        } catch (IOException | UncheckedIOException e) {
+            return "unknown CPU";
+        }
+    }
+
     /**
      * The NUMA nodes under a sysfs node directory ({@code /sys/devices/system/node}), read in Java:
      * the twin's view when the native core is not loaded (the native core reads the same files,

@@ -5,13 +5,7 @@ import io.dgen4j.s3.S3Timeouts;
 import io.minio.MinioAsyncClient;
 import io.minio.credentials.StaticProvider;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -20,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
@@ -119,7 +112,7 @@ final class MinioClients {
      */
     static Shared share(S3Settings settings, MinioOptions options, int maxConcurrency, int endpoints)
             throws IOException {
-        X509TrustManager trust = settings.caBundle().isPresent() ? trustManager(settings) : null;
+        X509TrustManager trust = io.dgen4j.s3.internal.CaBundles.trustManager(settings).orElse(null);
         return http(new Key(settings, options, maxConcurrency), trust, endpoints);
     }
 
@@ -175,32 +168,5 @@ final class MinioClients {
             client.enableVirtualStyleEndpoint();
         }
         return client;
-    }
-
-    private static X509TrustManager trustManager(S3Settings s) throws IOException {
-        var pem = s.caBundle().orElseThrow();
-        try (InputStream in = Files.newInputStream(pem)) {
-            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-            ks.load(null, null);
-            int i = 0;
-            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                ks.setCertificateEntry("ca-" + i++, c);
-            }
-            if (i == 0) {
-                throw new IOException("AWS_CA_BUNDLE " + pem + " holds no certificate");
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(ks);
-            for (TrustManager tm : tmf.getTrustManagers()) {
-                if (tm instanceof X509TrustManager x) {
-                    return x;
-                }
-            }
-            throw new IOException("AWS_CA_BUNDLE " + pem + ": no X.509 trust manager");
-        } catch (GeneralSecurityException e) {
-            throw new IOException("AWS_CA_BUNDLE " + pem + " is not a PEM file of certificates: " + e.getMessage(), e);
-        } catch (java.nio.file.NoSuchFileException e) {
-            throw new IOException("AWS_CA_BUNDLE " + pem + " does not exist", e);
-        }
     }
 }

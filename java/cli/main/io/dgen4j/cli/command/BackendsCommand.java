@@ -9,6 +9,7 @@ import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.report.BackendsPlot;
 import io.dgen4j.cli.report.PlotFile;
+import io.dgen4j.cli.report.PlotTitles;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
@@ -67,6 +68,11 @@ public final class BackendsCommand implements Callable<Integer> {
             + "chunk first, unmeasured, so that its client's start-up does not count).")
     boolean noWarmup;
 
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "1", description = "Save and load with each backend N "
+            + "times, interleaved (round 1 of every backend, then round 2, ...); the table gives each figure's "
+            + "median and min-max, and calls a difference within the spread a tie (default ${DEFAULT-VALUE}).")
+    int rounds;
+
     @Option(names = "--keep", description = "Keep the objects written (default: delete them afterwards).")
     boolean keep;
 
@@ -89,27 +95,29 @@ public final class BackendsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         options.check();
+        Reports.checkRounds(rounds);
         PlotFile.check(plot);
         List<StorageProvider> providers = S3Backends.providers(env, backends);
         if (providers.isEmpty()) {
             throw new IllegalArgumentException("no S3 backend is installed");
         }
         PrintWriter err = command.commandLine().getErr();
-        List<S3Backends.Run> runs;
+        List<S3Backends.Backend> runs;
         String endpointText;
         boolean local;
         String prefix;
         S3Settings configured = endpoints.settings(env.variables(), Path.of(""));
         try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", configured, env, err)) {
             runs = S3Backends.run(endpoint, providers, size, options, env, options.chunk, progress.wanted(), keep,
-                    !noWarmup, err);
+                    !noWarmup, rounds, err);
             endpointText = endpoint.endpoint();
             local = endpoint.isLocal();
             prefix = endpoint.prefix();
         }
-        String plotError = plot == null ? null : BackendsPlot.draw(plot, runs);
+        String plotError = plot == null ? null : BackendsPlot.draw(plot, runs,
+                PlotTitles.of(size, endpointText, local ? "local s3proxy" : "configured endpoint", env));
         PrintWriter out = command.commandLine().getOut();
-        double best = S3Backends.bestMBps(runs);
+        S3Backends.Backend best = S3Backends.best(runs);
         double bestCpu = S3Backends.bestCpu(runs);
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -119,13 +127,15 @@ public final class BackendsCommand implements Callable<Integer> {
             m.put("sizeBytes", size);
             m.put("chunkBytes", options.chunk);
             m.put("writers", options.writers);
+            m.put("rounds", rounds);
             List<Object> rows = new ArrayList<>();
-            for (S3Backends.Run r : runs) {
+            for (S3Backends.Backend r : runs) {
                 rows.add(S3Backends.toMap(r, best, bestCpu));
             }
             m.put("backends", rows);
-            m.put("best", runs.stream().filter(S3Backends.Run::ok).filter(r -> r.saveMBps() == best)
-                    .map(S3Backends.Run::backend).findFirst().orElse(null));
+            m.put("best", best == null ? null : best.backend());
+            m.put("tiedWithBest", runs.stream().filter(r -> S3Backends.tiesBest(r, best))
+                    .map(S3Backends.Backend::backend).toList());
             m.put("kept", keep);
             if (plot != null) {
                 m.put("plot", plotError != null ? null : plot.toString());
@@ -135,10 +145,11 @@ public final class BackendsCommand implements Callable<Integer> {
             }
             out.println(JsonWriter.ASCII_LINE.write(m));
         } else {
-            out.printf(Locale.ROOT, "dgen4j backends: %s per backend to %s (%s), %s<backend>.bin, chunk %s, %s%n",
+            out.printf(Locale.ROOT, "dgen4j backends: %s per backend to %s (%s), %s<backend>.bin, chunk %s, %s%s%n",
                     ByteSize.approx(size), endpointText, local ? "local s3proxy" : "configured endpoint", prefix,
-                    ByteSize.format(options.chunk), Reports.count(options.writers, "writer"));
-            Reports.backends(out, runs, best, bestCpu);
+                    ByteSize.format(options.chunk), Reports.count(options.writers, "writer"),
+                    rounds > 1 ? ", " + Reports.count(rounds, "round") : "");
+            Reports.backends(out, runs);
             if (plot != null && plotError == null) {
                 out.println("plot: " + plot);
             }
@@ -146,13 +157,13 @@ public final class BackendsCommand implements Callable<Integer> {
         }
         out.flush();
         PlotFile.reportError(err, plotError);
-        for (S3Backends.Run r : runs) {
+        for (S3Backends.Backend r : runs) {
             if (r.error() != null) {
                 err.println("dgen4j: backend " + r.backend() + ": " + r.error());
             }
         }
         err.flush();
-        return runs.stream().filter(r -> r.error() != null).map(S3Backends.Run::exitCode).findFirst()
+        return runs.stream().filter(r -> r.error() != null).map(S3Backends.Backend::exitCode).findFirst()
                 .orElse(ExitCodes.OK);
     }
 }

@@ -5,8 +5,11 @@ import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
+import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.cli.report.PlotFile;
+import io.dgen4j.cli.report.PlotTitles;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.cli.report.Spread;
 import io.dgen4j.json.JsonWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -47,6 +50,11 @@ public final class CompareCommand implements Callable<Integer> {
             "Where it cannot be drawn (no fonts) the results still print, then one line on stderr says why."})
     Path plot;
 
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "1", description = "Save with each method N times, "
+            + "interleaved (new, old, new, old, ...); the table gives each figure's median and min-max, and calls a "
+            + "difference within the spread a tie (default ${DEFAULT-VALUE}).")
+    int rounds;
+
     @Option(names = "--keep", description = "Keep the two checkpoint files (default: remove them).")
     boolean keep;
 
@@ -62,6 +70,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Path where = Comparison.dir(dir, env);
+        Reports.checkRounds(rounds);
         PlotFile.check(plot);
         // said first, before the run: a piped report shows it at once
         String note = Comparison.memoryNote(where);
@@ -71,20 +80,32 @@ public final class CompareCommand implements Callable<Integer> {
             to.println(note);
             to.flush();
         }
-        Comparison.Outcome o = Comparison.run(where, size, options, env, progress.wanted(), keep);
-        String plotError = plot == null ? null : Comparison.drawPlot(plot, o);
+        Comparison.Outcome o = Comparison.run(where, size, options, env, progress.wanted(), keep, rounds);
+        String plotError = plot == null ? null : Comparison.drawPlot(plot, o, PlotTitles.of(size, where.toString(),
+                PlotTitles.fileSystem(where), env));
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("streaming", o.streaming().toMap());
-            m.put("preallocated", o.old().toMap());
-            m.put("memoryReduction", (double) o.old().peakRssBytes() / Math.max(1, o.streaming().peakRssBytes()));
+            m.put("streaming", Comparison.medianMap(o.streamingRounds()));
+            m.put("preallocated", Comparison.medianMap(o.oldRounds()));
+            Spread oldRss = Reports.spread(o.oldRounds(), SaveResult::peakRssBytes);
+            Spread newRss = Reports.spread(o.streamingRounds(), SaveResult::peakRssBytes);
+            m.put("memoryReduction", oldRss.median() / Math.max(1, newRss.median()));
+            m.put("rounds", rounds);
+            m.put("streamingSpread", Comparison.spreadMap(o.streamingRounds()));
+            m.put("preallocatedSpread", Comparison.spreadMap(o.oldRounds()));
+            Map<String, Object> ties = new LinkedHashMap<>();
+            ties.put("ioGBps", Reports.spread(o.streamingRounds(), SaveResult::ioGBps)
+                    .ties(Reports.spread(o.oldRounds(), SaveResult::ioGBps)));
+            ties.put("totalGBps", Reports.spread(o.streamingRounds(), SaveResult::totalGBps)
+                    .ties(Reports.spread(o.oldRounds(), SaveResult::totalGBps)));
+            m.put("ties", ties);
             m.put("plot", plot == null || plotError != null ? null : plot.toString());
             if (plotError != null) {
                 m.put("plotError", plotError);
             }
             out.println(JsonWriter.ASCII_LINE.write(m));
         } else {
-            Reports.compare(out, o.streaming(), o.old());
+            Reports.compare(out, o.streamingRounds(), o.oldRounds());
             if (plot != null && plotError == null) {
                 out.println("plot: " + plot);
             }

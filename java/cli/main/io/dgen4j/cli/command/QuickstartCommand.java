@@ -11,6 +11,7 @@ import io.dgen4j.cli.option.EndpointOptions;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.report.PlotFile;
+import io.dgen4j.cli.report.PlotTitles;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.cli.s3.S3Backends;
@@ -42,7 +43,8 @@ import picocli.CommandLine.Spec;
                 "A streaming checkpoint save, a verified load and the old-vs-new comparison run"
                 + " in a temporary directory on local disk (TEST_CHECKPOINT_DIR, else the temp dir); then part 2, object"
                 + " storage: a save and a verified load through every installed S3 backend, against the configured"
-                + " endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts; then a summary."})
+                + " endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts, in "
+                + QuickstartCommand.S3_ROUNDS + " interleaved rounds; then a summary."})
 public final class QuickstartCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -76,6 +78,9 @@ public final class QuickstartCommand implements Callable<Integer> {
 
     /** Part 2's size: the quickstart's, at most this, so that it stays short on a small machine. */
     static final long S3_SIZE_CAP = 256L << 20;
+
+    /** Part 2's rounds per backend: one run of a few hundred MiB is too short to rank backends by. */
+    static final int S3_ROUNDS = 3;
 
     @Mixin
     CheckpointOptions options;
@@ -127,8 +132,9 @@ public final class QuickstartCommand implements Callable<Integer> {
                 step2(out, saved, loaded);
             }
             Comparison.deleteCheckpoint(file);
-            Comparison.Outcome cmp = Comparison.run(work, bytes, options, env, bars, false);
-            String plotError = plot == null ? null : Comparison.drawPlot(plot, cmp);
+            Comparison.Outcome cmp = Comparison.run(work, bytes, options, env, bars, false, 1);
+            String plotError = plot == null ? null : Comparison.drawPlot(plot, cmp, PlotTitles.of(bytes,
+                    parent.toString(), PlotTitles.fileSystem(parent), env));
             if (!json) {
                 step3(out, saved, cmp, plotError == null);
             }
@@ -153,14 +159,14 @@ public final class QuickstartCommand implements Callable<Integer> {
             out.flush();
             PlotFile.reportError(command.commandLine().getErr(), plotError);
             if (s3 != null) {
-                for (S3Backends.Run r : s3.runs()) {
+                for (S3Backends.Backend r : s3.runs()) {
                     if (r.error() != null) {
                         command.commandLine().getErr().println("dgen4j: part 2, backend " + r.backend() + ": "
                                 + r.error());
                     }
                 }
                 command.commandLine().getErr().flush();
-                return s3.runs().stream().filter(r -> r.error() != null).map(S3Backends.Run::exitCode).findFirst()
+                return s3.runs().stream().filter(r -> r.error() != null).map(S3Backends.Backend::exitCode).findFirst()
                         .orElse(ExitCodes.OK);
             }
             return 0;
@@ -171,7 +177,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     }
 
     /** Part 2's outcome: where it ran and each backend's run, or why it was skipped. */
-    record S3Part(String endpoint, boolean local, String prefix, long size, long chunk, List<S3Backends.Run> runs,
+    record S3Part(String endpoint, boolean local, String prefix, long size, long chunk, List<S3Backends.Backend> runs,
                   String skipped) {
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -184,10 +190,11 @@ public final class QuickstartCommand implements Callable<Integer> {
             m.put("prefix", prefix);
             m.put("sizeBytes", size);
             m.put("chunkBytes", chunk);
-            double best = S3Backends.bestMBps(runs);
+            m.put("rounds", S3_ROUNDS);
+            S3Backends.Backend best = S3Backends.best(runs);
             double bestCpu = S3Backends.bestCpu(runs);
             List<Object> rows = new ArrayList<>();
-            for (S3Backends.Run r : runs) {
+            for (S3Backends.Backend r : runs) {
                 rows.add(S3Backends.toMap(r, best, bestCpu));
             }
             m.put("backends", rows);
@@ -209,8 +216,8 @@ public final class QuickstartCommand implements Callable<Integer> {
                 endpoints.settings(env.variables(), Path.of("")), env, err)) {
             // S3 parts are 5 MiB at least and the chunks must fill whole parts: a smaller --chunk grows here
             long chunk = Math.max(options.chunk, PartPlan.MIN_PART_SIZE);
-            List<S3Backends.Run> runs = S3Backends.run(endpoint, providers, bytes, options, env, chunk, bars, false, true,
-                    err);
+            List<S3Backends.Backend> runs = S3Backends.run(endpoint, providers, bytes, options, env, chunk, bars, false,
+                    true, S3_ROUNDS, err);
             return new S3Part(endpoint.endpoint(), endpoint.isLocal(), endpoint.prefix(), bytes, chunk, runs, null);
         } catch (S3Endpoint.NoS3ProxyJar | S3Endpoint.NoBucket e) {
             return skipped(err, e.getMessage());
@@ -305,10 +312,10 @@ public final class QuickstartCommand implements Callable<Integer> {
                 out.println("Part 2, object storage: skipped (" + s3.skipped() + ")");
             } else {
                 out.printf(Locale.ROOT, "Part 2, object storage: %s per backend to %s (%s), %s<backend>.bin, "
-                        + "chunk %s%n", ByteSize.approx(s3.size()), s3.endpoint(), s3.local()
+                        + "chunk %s, %d rounds%n", ByteSize.approx(s3.size()), s3.endpoint(), s3.local()
                                 ? "a local s3proxy started for this run" : "the configured endpoint", s3.prefix(),
-                        ByteSize.format(s3.chunk()));
-                Reports.backends(out, s3.runs(), S3Backends.bestMBps(s3.runs()), S3Backends.bestCpu(s3.runs()));
+                        ByteSize.format(s3.chunk()), S3_ROUNDS);
+                Reports.backends(out, s3.runs());
             }
         }
         out.println();

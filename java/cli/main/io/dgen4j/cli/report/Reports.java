@@ -7,10 +7,13 @@ import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.unit.ByteSize;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /** Text tables of checkpoint results for people (JSON goes through {@link io.dgen4j.json.JsonWriter#ASCII_LINE}). */
 public final class Reports {
@@ -19,6 +22,16 @@ public final class Reports {
     /** {@code n} and the noun, plural unless {@code n} is 1: {@code 1 writer}, {@code 2 writers}, {@code 0 ranks}. */
     public static String count(long n, String noun) {
         return n + " " + (n == 1 ? noun : noun + "s");
+    }
+
+    /** The most rounds a comparison takes: enough for any spread, few enough to see a typo. */
+    public static final int MAX_ROUNDS = 1000;
+
+    /** {@code --rounds} is 1 to {@value #MAX_ROUNDS}. */
+    public static void checkRounds(int rounds) {
+        if (rounds < 1 || rounds > MAX_ROUNDS) {
+            throw new IllegalArgumentException("--rounds must be 1 to " + MAX_ROUNDS + ", not " + rounds);
+        }
     }
 
     public static String mib(long bytes) {
@@ -120,16 +133,31 @@ public final class Reports {
         out.println("    down: times marked down (connect failure, timeout, 5xx); state when the figures were taken");
     }
 
+    /** The one-round table of {@link #compare(PrintWriter, List, List)}. */
+    public static void compare(PrintWriter out, SaveResult streaming, SaveResult old) {
+        compare(out, List.of(streaming), List.of(old));
+    }
+
+    /** Of {@code rounds}, the one of median total time (of an even count, the faster middle one). */
+    public static SaveResult medianRound(List<SaveResult> rounds) {
+        List<SaveResult> sorted = rounds.stream().sorted(Comparator.comparingDouble(SaveResult::totalSeconds)).toList();
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
     /**
      * The old-vs-new side-by-side table: each method's phases (in order, {@code -} where a method has
-     * no such phase), adding up to its total, then its rates and memory.
+     * no such phase), adding up to its total, then its rates and memory; each figure the median over
+     * the rounds and, with more than one, its min-max range.
      */
-    public static void compare(PrintWriter out, SaveResult streaming, SaveResult old) {
-        out.printf(Locale.ROOT, "%-22s %14s %14s%n", "", "old (prealloc)", "new (stream)");
-        row(out, "size", ByteSize.approx(old.totalBytes()), ByteSize.approx(streaming.totalBytes()));
+    public static void compare(PrintWriter out, List<SaveResult> streaming, List<SaveResult> old) {
+        int rounds = Math.min(streaming.size(), old.size());
+        String row = "%-22s %" + (rounds > 1 ? 24 : 14) + "s %" + (rounds > 1 ? 24 : 14) + "s%n";
+        out.printf(Locale.ROOT, row, "", "old (prealloc)", "new (stream)");
+        out.printf(Locale.ROOT, row, "size", ByteSize.approx(old.getFirst().totalBytes()),
+                ByteSize.approx(streaming.getFirst().totalBytes()));
         Map<String, String> labels = new LinkedHashMap<>();
-        List<Phase> a = old.phases();
-        List<Phase> b = streaming.phases();
+        List<Phase> a = old.getFirst().phases();
+        List<Phase> b = streaming.getFirst().phases();
         // old's order; a phase both have comes after the new method's phases that precede it there
         for (Phase p : a) {
             if (has(b, p.key())) {
@@ -144,62 +172,114 @@ public final class Reports {
         }
         b.forEach(q -> labels.putIfAbsent(q.key(), q.label()));
         for (var e : labels.entrySet()) {
-            row(out, e.getValue() + " s", seconds(a, e.getKey()), seconds(b, e.getKey()));
+            out.printf(Locale.ROOT, row, e.getValue() + " s", seconds(old, e.getKey()), seconds(streaming, e.getKey()));
         }
-        row(out, "total s", f3(old.totalSeconds()), f3(streaming.totalSeconds()));
-        row(out, "generation (fill) s", f3(old.generationSeconds()), f3(streaming.generationSeconds()) + "*");
-        row(out, "I/O GB/s", f2(old.ioGBps()), f2(streaming.ioGBps()));
-        row(out, "end-to-end GB/s", f2(old.totalGBps()), f2(streaming.totalGBps()));
-        row(out, "peak RSS (process)", mib(old.peakRssBytes()), mib(streaming.peakRssBytes()));
-        row(out, "O_DIRECT", String.valueOf(old.directIo()), String.valueOf(streaming.directIo()));
-        out.printf(Locale.ROOT, "memory reduction: %.1fx less resident memory; I/O speed new/old %.2f; end-to-end new/old %.2f%n",
-                (double) old.peakRssBytes() / Math.max(1, streaming.peakRssBytes()),
-                streaming.ioGBps() / Math.max(1e-9, old.ioGBps()), streaming.totalGBps() / Math.max(1e-9, old.totalGBps()));
-        out.println("the phase rows add up to each total; * the new method generates while it writes (not a phase:"
+        Spread oldIo = spread(old, SaveResult::ioGBps);
+        Spread newIo = spread(streaming, SaveResult::ioGBps);
+        Spread oldTotal = spread(old, SaveResult::totalGBps);
+        Spread newTotal = spread(streaming, SaveResult::totalGBps);
+        Spread oldRss = spread(old, r -> r.peakRssBytes() / 1048576.0);
+        Spread newRss = spread(streaming, r -> r.peakRssBytes() / 1048576.0);
+        out.printf(Locale.ROOT, row, "total s", spread(old, SaveResult::totalSeconds).format("%.3f"),
+                spread(streaming, SaveResult::totalSeconds).format("%.3f"));
+        out.printf(Locale.ROOT, row, "generation (fill) s", spread(old, SaveResult::generationSeconds).format("%.3f"),
+                spread(streaming, SaveResult::generationSeconds).format("%.3f") + "*");
+        out.printf(Locale.ROOT, row, "I/O GB/s", oldIo.format("%.2f"), newIo.format("%.2f"));
+        out.printf(Locale.ROOT, row, "end-to-end GB/s", oldTotal.format("%.2f"), newTotal.format("%.2f"));
+        out.printf(Locale.ROOT, row, "peak RSS (process)", oldRss.format("%.0f") + " MiB", newRss.format("%.0f") + " MiB");
+        out.printf(Locale.ROOT, row, "O_DIRECT", String.valueOf(old.getFirst().directIo()),
+                String.valueOf(streaming.getFirst().directIo()));
+        out.printf(Locale.ROOT, "memory reduction: %.1fx less resident memory; I/O speed new/old %.2f%s; end-to-end "
+                + "new/old %.2f%s%n", oldRss.median() / Math.max(1.0 / 1048576, newRss.median()),
+                newIo.median() / Math.max(1e-9, oldIo.median()), newIo.ties(oldIo) ? " (tie)" : "",
+                newTotal.median() / Math.max(1e-9, oldTotal.median()), newTotal.ties(oldTotal) ? " (tie)" : "");
+        out.println((rounds > 1 ? "in each round the phase rows add up to its total (their medians need not)"
+                : "the phase rows add up to each total") + "; * the new method generates while it writes (not a phase:"
                 + " its stalls are 'gen. stall')");
+        if (rounds > 1) {
+            out.println(rounds + " rounds, interleaved (new, old, new, old, ...): each figure is the median (min-max) "
+                    + "of the rounds; (tie): the two methods' ranges overlap, a difference within the spread");
+        }
+    }
+
+    /** {@code f} of each round. */
+    public static Spread spread(List<SaveResult> rounds, ToDoubleFunction<SaveResult> f) {
+        return Spread.of(rounds.stream().mapToDouble(f).toArray());
     }
 
     private static boolean has(List<Phase> phases, String key) {
         return phases.stream().anyMatch(p -> p.key().equals(key));
     }
 
-    private static String seconds(List<Phase> phases, String key) {
-        return phases.stream().filter(p -> p.key().equals(key)).findFirst().map(p -> f3(p.seconds())).orElse("-");
+    /** The phase {@code key}'s seconds over the rounds that have it, or {@code -}. */
+    private static String seconds(List<SaveResult> rounds, String key) {
+        double[] v = rounds.stream().flatMap(r -> r.phases().stream()).filter(p -> p.key().equals(key))
+                .mapToDouble(Phase::seconds).toArray();
+        return v.length == 0 ? "-" : Spread.of(v).format("%.3f");
     }
 
-    private static void row(PrintWriter out, String name, String a, String b) {
-        out.printf(Locale.ROOT, "%-22s %14s %14s%n", name, a, b);
-    }
-
-    private static String f3(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
-    }
-
-    private static String f2(double v) {
-        return String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    /** The table for people: one row per backend. */
-    public static void backends(PrintWriter out, List<S3Backends.Run> runs, double best, double bestCpu) {
-        out.printf(Locale.ROOT, "%-7s %8s %8s %10s %7s %9s %9s %9s %8s%n", "backend", "save s", "MB/s", "CPU s/GiB",
-                "copies", "peak RSS", "load MB/s", "verified", "vs best");
-        for (S3Backends.Run r : runs) {
+    /**
+     * The table for people: one row per backend, each figure its median over the rounds and, with
+     * more than one round, its min-max range; "tie" in "vs best" where the range of MB/s overlaps the
+     * fastest's.
+     */
+    public static void backends(PrintWriter out, List<S3Backends.Backend> backends) {
+        S3Backends.Backend best = S3Backends.best(backends);
+        double bestCpu = S3Backends.bestCpu(backends);
+        int rounds = backends.stream().mapToInt(b -> b.rounds().size()).max().orElse(1);
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"backend", "save s", "MB/s", "CPU s/GiB", "copies", "peak RSS", "load MB/s",
+                "verified", "vs best"});
+        List<String> notes = new ArrayList<>();
+        boolean anyTie = false;
+        for (S3Backends.Backend b : backends) {
+            S3Backends.Run r = b.first();
             String copies = r.copiesPerByte() == null ? "?" : r.copiesPerByte().toString();
-            if (r.unavailable() != null) {
-                out.printf(Locale.ROOT, "%-7s unavailable: %s%n", r.backend(), r.unavailable());
-            } else if (!r.ok()) {
-                out.printf(Locale.ROOT, "%-7s failed: %s%n", r.backend(), r.error());
+            if (b.unavailable() != null) {
+                notes.add(String.format(Locale.ROOT, "%-7s unavailable: %s", b.backend(), b.unavailable()));
+            } else if (!b.ok()) {
+                notes.add(String.format(Locale.ROOT, "%-7s failed%s: %s", b.backend(), rounds > 1
+                        ? " in round " + b.rounds().size() : "", b.error()));
             } else {
-                out.printf(Locale.ROOT, "%-7s %8.2f %8.1f %10.2f %7s %9s %9.1f %9s %8.2f%n", r.backend(),
-                        r.save().totalSeconds(), r.saveMBps(), r.cpuSecondsPerGiB(), copies,
-                        mib(r.save().peakRssBytes()), r.loadMBps(), r.load().verified() ? "yes" : "no",
-                        r.saveMBps() / best);
+                boolean tie = S3Backends.tiesBest(b, best);
+                anyTie |= tie;
+                Spread rss = b.peakRssBytes();
+                rows.add(new String[] {b.backend(), b.saveSeconds().format("%.2f"), b.saveMBps().format("%.1f"),
+                        b.cpuSecondsPerGiB().format("%.2f"), copies, rss.rounds() < 2 ? mib((long) rss.median())
+                        : String.format(Locale.ROOT, "%.0f (%.0f-%.0f) MiB", rss.median() / 1048576.0,
+                        rss.min() / 1048576.0, rss.max() / 1048576.0), b.loadMBps().format("%.1f"),
+                        b.verified() ? "yes" : "no", String.format(Locale.ROOT, "%.2f%s",
+                        b.saveMBps().median() / best.saveMBps().median(), tie ? " tie" : "")});
             }
         }
+        int[] width = new int[rows.getFirst().length];
+        for (String[] row : rows) {
+            for (int c = 0; c < row.length; c++) {
+                width[c] = Math.max(width[c], row[c].length());
+            }
+        }
+        width[0] = Math.max(width[0], 7);
+        for (String[] row : rows) {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-" + width[0] + "s", row[0]));
+            for (int c = 1; c < row.length; c++) {
+                sb.append(String.format(Locale.ROOT, " %" + Math.max(width[c], 8) + "s", row[c]));
+            }
+            out.println(sb);
+        }
+        notes.forEach(out::println);
         out.println("MB/s: 10^6 bytes/s of the save; CPU s/GiB: this process's CPU time during the save (generation "
                 + "included, the same for every backend)" + (Double.isFinite(bestCpu) ? "" : ", not available here"));
         out.println("copies: per byte sent, as the backend's client works; peak RSS: the whole process during the "
                 + "save, with what earlier backends left resident (--backends NAME alone for one's own); vs best: "
-                + "MB/s over the fastest's");
+                + "median MB/s over the fastest's");
+        if (rounds > 1) {
+            out.println(rounds + " rounds, interleaved (round 1 of every backend, then round 2, ...): each figure is "
+                    + "the median (min-max) of the rounds; " + (anyTie ? "tie: a backend whose MB/s range overlaps the"
+                    + " fastest's, a difference within the spread of the rounds" : "no tie: every other backend's MB/s"
+                    + " range lies below the fastest's"));
+        } else {
+            out.println("one round: no spread to judge the differences by; --rounds N repeats each backend N times "
+                    + "and marks the differences within the spread as ties");
+        }
     }
 }

@@ -9,6 +9,7 @@ import io.dgen4j.cli.Errors;
 import io.dgen4j.cli.ExitCodes;
 import io.dgen4j.cli.option.CheckpointOptions;
 import io.dgen4j.cli.report.Progress;
+import io.dgen4j.cli.report.Spread;
 import io.dgen4j.json.JsonWriter;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.storage.StorageOptions;
@@ -64,6 +65,79 @@ public final class S3Backends {
     }
 
     /**
+     * One backend over every round: its figures as medians and min-max spreads. A backend is ok when
+     * every round was; one that failed has its failing round last.
+     */
+    public record Backend(String backend, List<Run> rounds) {
+        public Backend {
+            rounds = List.copyOf(rounds);
+        }
+
+        public boolean ok() {
+            return !rounds.isEmpty() && rounds.stream().allMatch(Run::ok);
+        }
+
+        /** The first round (its target, copies per byte, whether available). */
+        public Run first() {
+            return rounds.getFirst();
+        }
+
+        /** Why it did not run, or null. */
+        public String unavailable() {
+            return first().unavailable();
+        }
+
+        /** Why a round failed, or null. */
+        public String error() {
+            return rounds.stream().map(Run::error).filter(e -> e != null).findFirst().orElse(null);
+        }
+
+        /** The failed round's exit status, or 0. */
+        public int exitCode() {
+            return rounds.stream().filter(r -> r.error() != null).mapToInt(Run::exitCode).findFirst().orElse(0);
+        }
+
+        public Spread saveMBps() {
+            return Spread.of(rounds.stream().mapToDouble(Run::saveMBps).toArray());
+        }
+
+        public Spread loadMBps() {
+            return Spread.of(rounds.stream().mapToDouble(Run::loadMBps).toArray());
+        }
+
+        public Spread saveSeconds() {
+            return Spread.of(rounds.stream().mapToDouble(r -> r.save().totalSeconds()).toArray());
+        }
+
+        public Spread loadSeconds() {
+            return Spread.of(rounds.stream().mapToDouble(r -> r.load().totalSeconds()).toArray());
+        }
+
+        public Spread cpuSecondsPerGiB() {
+            return Spread.of(rounds.stream().mapToDouble(Run::cpuSecondsPerGiB).toArray());
+        }
+
+        public Spread cpuSeconds() {
+            return Spread.of(rounds.stream().mapToDouble(Run::cpuSeconds).toArray());
+        }
+
+        public Spread peakRssBytes() {
+            return Spread.of(rounds.stream().mapToDouble(r -> r.save().peakRssBytes()).toArray());
+        }
+
+        /** Whether every round's load verified every byte. */
+        public boolean verified() {
+            return ok() && rounds.stream().allMatch(r -> r.load().verified());
+        }
+
+        /** The round whose save MB/s is the median (of an even count, the lower middle one). */
+        public Run medianRound() {
+            List<Run> sorted = rounds.stream().sorted(java.util.Comparator.comparingDouble(Run::saveMBps)).toList();
+            return sorted.get((sorted.size() - 1) / 2);
+        }
+    }
+
+    /**
      * The backends of {@code s3://} of the command's storage session ({@code env}'s; else freshly loaded), in
      * priority order, limited to {@code only} when not empty.
      */
@@ -94,86 +168,112 @@ public final class S3Backends {
      * loads through one buffer pool, mapped once, so that whoever goes first does not pay for
      * mapping it. With {@code warmUp}, each backend first saves as many chunks as the pool holds
      * (not measured, deleted), so that its client's start (class loading, connection pool, JIT) and
-     * the pool's first touch do not count against it.
+     * the pool's first touch do not count against it. With {@code rounds} above 1 this repeats,
+     * interleaved (round 1 of every backend, then round 2, ...); a backend that failed or is
+     * unavailable is not tried again.
      */
-    public static List<Run> run(S3Endpoint endpoint, List<StorageProvider> providers, long size, CheckpointOptions options,
-            Environment env, long chunk, boolean bars, boolean keep, boolean warmUp, PrintWriter err)
-            throws InterruptedException {
+    public static List<Backend> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
+            CheckpointOptions options, Environment env, long chunk, boolean bars, boolean keep, boolean warmUp,
+            int rounds, PrintWriter err) throws InterruptedException {
         // buffers not above writers: no shared pool, and the builder says what to change
         try (BufferPool shared = options.buffers > options.writers ? new BufferPool(options.buffers, chunk) : null) {
-            return run(endpoint, providers, size, options, env, chunk, bars, keep, warmUp, err,
+            return run(endpoint, providers, size, options, env, chunk, bars, keep, warmUp, rounds, err,
                     b -> shared == null ? b : b.bufferPool(shared));
         }
     }
 
-    private static List<Run> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
+    private static List<Backend> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
             CheckpointOptions options, Environment env, long chunk, boolean bars, boolean keep, boolean warmUp,
-            PrintWriter err, UnaryOperator<StreamingCheckpoint.Builder> pooled) throws InterruptedException {
-        List<Run> runs = new ArrayList<>();
-        StorageOptions storage = StorageOptions.empty().with(endpoint.settings());
-        for (StorageProvider p : providers) {
-            String target = endpoint.target(p.name() + ".bin");
-            Integer copies = COPIES_PER_BYTE.get(p.name());
-            Optional<String> why = p.unavailable();
-            if (why.isPresent()) {
-                runs.add(new Run(p.name(), target, null, null, Double.NaN, copies, why.get(), null, 0));
-                continue;
-            }
-            StorageTarget where = StorageTarget.parse(target);
-            SaveResult saved = null;
-            LoadResult loaded = null;
-            double cpu = Double.NaN;
-            boolean interrupted = false;
-            try {
-                if (warmUp) {
-                    StorageTarget warm = StorageTarget.parse(endpoint.target(p.name() + ".warmup.bin"));
-                    try {
-                        pooled.apply(options.builder(n -> { }, env).chunkSize(chunk).backend(p.name())
-                                .backendOptions(endpoint.settings())).build()
-                                .save(warm, Math.min(size, (long) options.buffers * chunk));
-                    } finally {
-                        delete(p, warm, storage, err);
-                    }
+            int rounds, PrintWriter err, UnaryOperator<StreamingCheckpoint.Builder> pooled)
+            throws InterruptedException {
+        List<List<Run>> runs = new ArrayList<>();
+        providers.forEach(p -> runs.add(new ArrayList<>()));
+        // interleaved: round 1 of every backend, then round 2, ... so that a drift of the store or the
+        // machine over time spreads over every backend instead of favouring the one that ran first
+        for (int round = 1; round <= rounds; round++) {
+            for (int i = 0; i < providers.size(); i++) {
+                List<Run> mine = runs.get(i);
+                if (!mine.isEmpty() && !mine.getLast().ok()) {
+                    continue; // unavailable or failed: said once, in its first round
                 }
-                // what the previous backend left on the heap is not this one's peak RSS
-                System.gc();
-                try (Progress bar = new Progress(System.err, String.format("%-5s save       ", p.name()), size, bars)) {
-                    StreamingCheckpoint ckpt = pooled.apply(options.builder(bar::update, env).chunkSize(chunk)
-                            .backend(p.name()).backendOptions(endpoint.settings())).build();
-                    Duration before = cpuTime();
-                    saved = ckpt.save(where, size);
-                    Duration after = cpuTime();
-                    cpu = before == null || after == null ? Double.NaN : after.minus(before).toNanos() / 1e9;
-                }
-                try (Progress bar = new Progress(System.err, String.format("%-5s load+verify", p.name()), size, bars)) {
-                    loaded = pooled.apply(options.builder(bar::update, env).chunkSize(chunk).backend(p.name())
-                            .backendOptions(endpoint.settings())).build().load(where, true);
-                }
-                runs.add(new Run(p.name(), target, saved, loaded, cpu, copies, null, null, 0));
-            } catch (IOException | RuntimeException e) {
-                if (ExitCodes.of(e) == ExitCodes.INTERRUPTED) {
-                    interrupted = true; // the aborted save left nothing; no more requests now
-                    throw interrupted(e);
-                }
-                runs.add(new Run(p.name(), target, saved, loaded, cpu, copies, null, Errors.describe(e),
-                        ExitCodes.of(e)));
-            } finally {
-                if (!keep && !interrupted) {
-                    delete(p, where, storage, err);
-                }
-            }
-            // The next backend's peak RSS is its own: this one's clients (their connections, native
-            // buffers and threads) go now, unless a failure may have left an upload for them to abort.
-            if (runs.getLast().error() == null && p instanceof AutoCloseable closeable) {
-                try {
-                    closeable.close();
-                } catch (Exception e) {
-                    err.printf("dgen4j: closing the %s backend's clients failed: %s%n", p.name(), Errors.describe(e));
-                    err.flush();
-                }
+                mine.add(runOnce(endpoint, providers.get(i), size, options, env, chunk, bars, keep, warmUp,
+                        rounds > 1 ? " " + round + "/" + rounds : "", err, pooled));
             }
         }
-        return runs;
+        List<Backend> backends = new ArrayList<>();
+        for (int i = 0; i < providers.size(); i++) {
+            backends.add(new Backend(providers.get(i).name(), runs.get(i)));
+        }
+        return backends;
+    }
+
+    private static Run runOnce(S3Endpoint endpoint, StorageProvider p, long size, CheckpointOptions options,
+            Environment env, long chunk, boolean bars, boolean keep, boolean warmUp, String round, PrintWriter err,
+            UnaryOperator<StreamingCheckpoint.Builder> pooled) throws InterruptedException {
+        String target = endpoint.target(p.name() + ".bin");
+        Integer copies = COPIES_PER_BYTE.get(p.name());
+        Optional<String> why = p.unavailable();
+        if (why.isPresent()) {
+            return new Run(p.name(), target, null, null, Double.NaN, copies, why.get(), null, 0);
+        }
+        StorageTarget where = StorageTarget.parse(target);
+        StorageOptions storage = StorageOptions.empty().with(endpoint.settings());
+        SaveResult saved = null;
+        LoadResult loaded = null;
+        double cpu = Double.NaN;
+        boolean interrupted = false;
+        Run run;
+        try {
+            if (warmUp) {
+                // every round: the clients closed after the previous one start again
+                StorageTarget warm = StorageTarget.parse(endpoint.target(p.name() + ".warmup.bin"));
+                try {
+                    pooled.apply(options.builder(n -> { }, env).chunkSize(chunk).backend(p.name())
+                            .backendOptions(endpoint.settings())).build()
+                            .save(warm, Math.min(size, (long) options.buffers * chunk));
+                } finally {
+                    delete(p, warm, storage, err);
+                }
+            }
+            // what the previous backend left on the heap is not this one's peak RSS
+            System.gc();
+            try (Progress bar = new Progress(System.err, String.format("%-5s save%s       ", p.name(), round), size,
+                    bars)) {
+                StreamingCheckpoint ckpt = pooled.apply(options.builder(bar::update, env).chunkSize(chunk)
+                        .backend(p.name()).backendOptions(endpoint.settings())).build();
+                Duration before = cpuTime();
+                saved = ckpt.save(where, size);
+                Duration after = cpuTime();
+                cpu = before == null || after == null ? Double.NaN : after.minus(before).toNanos() / 1e9;
+            }
+            try (Progress bar = new Progress(System.err, String.format("%-5s load+verify%s", p.name(), round), size,
+                    bars)) {
+                loaded = pooled.apply(options.builder(bar::update, env).chunkSize(chunk).backend(p.name())
+                        .backendOptions(endpoint.settings())).build().load(where, true);
+            }
+            run = new Run(p.name(), target, saved, loaded, cpu, copies, null, null, 0);
+        } catch (IOException | RuntimeException e) {
+            if (ExitCodes.of(e) == ExitCodes.INTERRUPTED) {
+                interrupted = true; // the aborted save left nothing; no more requests now
+                throw interrupted(e);
+            }
+            run = new Run(p.name(), target, saved, loaded, cpu, copies, null, Errors.describe(e), ExitCodes.of(e));
+        } finally {
+            if (!keep && !interrupted) {
+                delete(p, where, storage, err);
+            }
+        }
+        // The next backend's peak RSS is its own: this one's clients (their connections, native
+        // buffers and threads) go now, unless a failure may have left an upload for them to abort.
+        if (run.error() == null && p instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                err.printf("dgen4j: closing the %s backend's clients failed: %s%n", p.name(), Errors.describe(e));
+                err.flush();
+            }
+        }
+        return run;
     }
 
     private static InterruptedException interrupted(Exception e) {
@@ -197,44 +297,73 @@ public final class S3Backends {
         return ProcessHandle.current().info().totalCpuDuration().orElse(null);
     }
 
-    /** The best save throughput of the runs that succeeded (MB/s), or NaN. */
-    public static double bestMBps(List<Run> runs) {
-        return runs.stream().filter(Run::ok).mapToDouble(Run::saveMBps).max().orElse(Double.NaN);
+    /** The backend of the best median save throughput of those that succeeded, or null. */
+    public static Backend best(List<Backend> backends) {
+        return backends.stream().filter(Backend::ok)
+                .max(java.util.Comparator.comparingDouble(b -> b.saveMBps().median())).orElse(null);
     }
 
-    /** The lowest client CPU per GiB of the runs that succeeded, or NaN. */
-    public static double bestCpu(List<Run> runs) {
-        return runs.stream().filter(Run::ok).mapToDouble(Run::cpuSecondsPerGiB).filter(Double::isFinite).min()
-                .orElse(Double.NaN);
+    /** The best median save throughput of the backends that succeeded (MB/s), or NaN. */
+    public static double bestMBps(List<Backend> backends) {
+        Backend best = best(backends);
+        return best == null ? Double.NaN : best.saveMBps().median();
     }
 
-    /** One run as a JSON object. */
-    public static Map<String, Object> toMap(Run r, double bestMBps, double bestCpu) {
+    /** The lowest median client CPU per GiB of the backends that succeeded, or NaN. */
+    public static double bestCpu(List<Backend> backends) {
+        return backends.stream().filter(Backend::ok).mapToDouble(b -> b.cpuSecondsPerGiB().median())
+                .filter(Double::isFinite).min().orElse(Double.NaN);
+    }
+
+    /** Whether {@code b}'s save MB/s ties with the best's: not the best, and their min-max ranges overlap. */
+    public static boolean tiesBest(Backend b, Backend best) {
+        return best != null && b != best && b.ok() && b.saveMBps().ties(best.saveMBps());
+    }
+
+    /**
+     * One backend as a JSON object: the keys of one run with the medians over the rounds as their
+     * values ({@code save} and {@code load}: the median round's), then {@code rounds}, {@code spread}
+     * (each figure's median, min and max) and {@code tiesBest}.
+     */
+    public static Map<String, Object> toMap(Backend b, Backend best, double bestCpu) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("backend", r.backend());
+        Run r = b.first();
+        m.put("backend", b.backend());
         m.put("target", r.target());
         m.put("available", r.unavailable() == null);
         if (r.unavailable() != null) {
             m.put("unavailable", r.unavailable());
         }
-        m.put("ok", r.ok());
-        if (r.error() != null) {
-            m.put("error", r.error());
+        m.put("ok", b.ok());
+        if (b.error() != null) {
+            m.put("error", b.error());
         }
         m.put("copiesPerByte", r.copiesPerByte());
-        if (r.ok()) {
-            m.put("saveSeconds", r.save().totalSeconds());
-            m.put("saveMBps", r.saveMBps());
-            m.put("cpuSeconds", r.cpuSeconds());
-            m.put("cpuSecondsPerGiB", r.cpuSecondsPerGiB());
-            m.put("peakRssBytes", r.save().peakRssBytes());
-            m.put("loadSeconds", r.load().totalSeconds());
-            m.put("loadMBps", r.loadMBps());
-            m.put("verified", r.load().verified());
-            m.put("ratioToBest", r.saveMBps() / bestMBps);
-            m.put("cpuRatioToBest", r.cpuSecondsPerGiB() / bestCpu);
-            m.put("save", r.save().toMap());
-            m.put("load", r.load().toMap());
+        if (b.ok()) {
+            double bestMBps = best.saveMBps().median();
+            Run median = b.medianRound();
+            m.put("saveSeconds", b.saveSeconds().median());
+            m.put("saveMBps", b.saveMBps().median());
+            m.put("cpuSeconds", b.cpuSeconds().median());
+            m.put("cpuSecondsPerGiB", b.cpuSecondsPerGiB().median());
+            m.put("peakRssBytes", Math.round(b.peakRssBytes().median()));
+            m.put("loadSeconds", b.loadSeconds().median());
+            m.put("loadMBps", b.loadMBps().median());
+            m.put("verified", b.verified());
+            m.put("ratioToBest", b.saveMBps().median() / bestMBps);
+            m.put("cpuRatioToBest", b.cpuSecondsPerGiB().median() / bestCpu);
+            m.put("save", median.save().toMap());
+            m.put("load", median.load().toMap());
+            m.put("rounds", b.rounds().size());
+            Map<String, Object> spread = new LinkedHashMap<>();
+            spread.put("saveSeconds", b.saveSeconds().toMap());
+            spread.put("saveMBps", b.saveMBps().toMap());
+            spread.put("cpuSecondsPerGiB", b.cpuSecondsPerGiB().toMap());
+            spread.put("peakRssBytes", b.peakRssBytes().toMap());
+            spread.put("loadSeconds", b.loadSeconds().toMap());
+            spread.put("loadMBps", b.loadMBps().toMap());
+            m.put("spread", spread);
+            m.put("tiesBest", tiesBest(b, best));
         }
         return m;
     }
