@@ -45,7 +45,7 @@ public final class SaveCommand implements Callable<Integer> {
     @Parameters(paramLabel = "TARGET", description = "Path, file://, direct:// or s3://bucket/key URI of the checkpoint.")
     String target;
 
-    @Option(names = "--size", converter = ByteSizeConverter.class,
+    @Option(names = "--size", paramLabel = "<size>", converter = ByteSizeConverter.class,
             description = "Checkpoint size, e.g. 24GiB (with --tensors or --model, the tensors give it).")
     Long sizeAsked;
 
