@@ -8,6 +8,7 @@ module io.dgen4j.cli {
     requires io.dgen4j;
     requires io.dgen4j.s3;
     requires io.dgen4j.s3.local;
+    requires io.dgen4j.azure; // AzureSettings.secretValues, for the masking of standard error
     requires io.dgen4j.dlio;
     requires info.picocli;
     requires org.slf4j;

@@ -28,5 +28,5 @@ module io.dgen4j {
     // the CLI's info command reports where the native library came from
     exports io.dgen4j.nativelib to io.dgen4j.cli;
     // one JSON writer and reader (no JSON library in core): --json, DLIO's files, the S3 manifest entry
-    exports io.dgen4j.json to io.dgen4j.cli, io.dgen4j.dlio, io.dgen4j.s3;
+    exports io.dgen4j.json to io.dgen4j.cli, io.dgen4j.dlio, io.dgen4j.s3, io.dgen4j.azure;
 }

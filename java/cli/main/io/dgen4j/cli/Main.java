@@ -92,7 +92,8 @@ public final class Main implements Callable<Integer> {
         // a level asked for with -D applies to every logger, the libraries' included
         boolean asked = System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") != null;
         setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "warn");
-        for (String library : List.of("io.netty", "software.amazon.awssdk", "okhttp3", "io.minio")) {
+        for (String library : List.of("io.netty", "software.amazon.awssdk", "okhttp3", "io.minio", "com.azure",
+                "reactor")) {
             if (!asked) {
                 setIfAbsent("org.slf4j.simpleLogger.log." + library, verbose ? "warn" : "off");
             }

@@ -25,7 +25,8 @@ import java.util.Set;
  *       {@code -Daws.crt.log.level} is capped at {@code Warn};</li>
  *   <li>standard error, where the CLI's lines and the SLF4J log go, passes through
  *       {@link Secrets#mask}: the user info of any URL and the values of {@code AWS_SECRET_ACCESS_KEY}
- *       and {@code AWS_SESSION_TOKEN} in the environment are replaced by {@value Secrets#MASK}, line by
+ *       and {@code AWS_SESSION_TOKEN} in the environment, and Azure's key, SAS token and connection string
+ *       ({@link io.dgen4j.azure.AzureSettings#secretValues}), are replaced by {@value Secrets#MASK}, line by
  *       line.</li>
  * </ul>
  */
@@ -50,8 +51,9 @@ final class SecretMasking {
         if (crt != null && CRT_LEVELS_WITH_REQUESTS.contains(crt.strip().toLowerCase(Locale.ROOT))) {
             System.setProperty("aws.crt.log.level", "Warn");
         }
-        List<String> secrets = java.util.stream.Stream.of(S3Settings.SECRET_ACCESS_KEY, S3Settings.SESSION_TOKEN)
-                .map(env::get).filter(Objects::nonNull).map(String::strip).toList();
+        List<String> secrets = java.util.stream.Stream.concat(java.util.stream.Stream.of(S3Settings.SECRET_ACCESS_KEY,
+                S3Settings.SESSION_TOKEN).map(env::get).filter(Objects::nonNull).map(String::strip),
+                io.dgen4j.azure.AzureSettings.secretValues(env).stream()).toList();
         PrintStream err = System.err;
         System.setErr(new PrintStream(new MaskingStream(err, err.charset(), secrets), true, err.charset()));
     }

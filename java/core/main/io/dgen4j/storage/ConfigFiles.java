@@ -10,7 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Reads the small text files settings come from ({@code .env}, {@code S3_ENDPOINT_FILE}, a DLIO
@@ -127,5 +130,81 @@ public final class ConfigFiles {
         java.nio.CharBuffer out = java.nio.CharBuffer.allocate(Math.max(16, b.length));
         java.nio.charset.CoderResult r = decoder.decode(in, out, true);
         return r.isError() ? in.position() : b.length;
+    }
+
+    /**
+     * The variables of a {@code .env} file ({@code KEY=VALUE} lines, as {@link #parseDotEnv}); empty
+     * when there is none. Messages name the file and line, never a line's text (it may hold a secret).
+     *
+     * @throws IllegalArgumentException when a line is not {@code KEY=VALUE}, or the file is not a
+     *         settings file ({@link #read})
+     * @throws java.io.UncheckedIOException when it cannot be read
+     */
+    public static Map<String, String> readDotEnv(Path file) {
+        String text;
+        try {
+            text = read(file.toAbsolutePath(), ".env file");
+        } catch (java.nio.file.NoSuchFileException e) {
+            return Map.of();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        return parseDotEnv(text.lines().toList(), file.toString());
+    }
+
+    /**
+     * Parses {@code .env} lines: {@code KEY=VALUE}, optionally prefixed by {@code export }; blank
+     * lines and {@code #} comments skipped; a value in single or double quotes is taken as is
+     * (double quotes also take {@code \"}, {@code \\} and {@code \n}); an unquoted value ends at
+     * {@code " #"} (a trailing comment).
+     */
+    static Map<String, String> parseDotEnv(List<String> lines, String where) {
+        Map<String, String> vars = new LinkedHashMap<>();
+        for (int n = 0; n < lines.size(); n++) {
+            String line = lines.get(n).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            if (line.startsWith("export ") || line.startsWith("export\t")) {
+                line = line.substring(7).strip();
+            }
+            int eq = line.indexOf('=');
+            String key = eq < 0 ? "" : line.substring(0, eq).strip();
+            if (!key.matches("[A-Za-z_][A-Za-z0-9_.]*")) {
+                throw new IllegalArgumentException(String.format("%s line %d is not KEY=VALUE", where, n + 1));
+            }
+            vars.put(key, unquote(line.substring(eq + 1).strip(), where, n + 1));
+        }
+        return vars;
+    }
+
+    private static String unquote(String v, String where, int line) {
+        if (v.isEmpty()) {
+            return v;
+        }
+        char q = v.charAt(0);
+        if (q == '"' || q == '\'') {
+            StringBuilder out = new StringBuilder(v.length());
+            for (int i = 1; i < v.length(); i++) {
+                char c = v.charAt(i);
+                if (c == q) {
+                    String rest = v.substring(i + 1).strip();
+                    if (!rest.isEmpty() && !rest.startsWith("#")) {
+                        throw new IllegalArgumentException(String.format("%s line %d: text after the closing quote",
+                                where, line));
+                    }
+                    return out.toString();
+                }
+                if (q == '"' && c == '\\' && i + 1 < v.length()) {
+                    char e = v.charAt(++i);
+                    out.append(e == 'n' ? '\n' : e);
+                } else {
+                    out.append(c);
+                }
+            }
+            throw new IllegalArgumentException(String.format("%s line %d: the value's quote is not closed", where, line));
+        }
+        int comment = v.indexOf(" #");
+        return (comment < 0 ? v : v.substring(0, comment)).strip();
     }
 }

@@ -76,4 +76,18 @@ class ConfigFilesTest {
                 () -> ConfigFiles.read(file, "S3_ENDPOINT_FILE")));
         assertTrue(e.getMessage().contains(message), e.getMessage());
     }
+
+    @Test
+    void aDotEnvFileGivesItsVariablesAndAMissingOneNone() throws Exception {
+        assertEquals(java.util.Map.of(), ConfigFiles.readDotEnv(dir.resolve("none")));
+        java.nio.file.Path env = dir.resolve(".env");
+        Files.writeString(env, String.join("\n", "# a comment", "", "export A=1", "B = two words # comment",
+                "C=\"quoted \\\" # not a comment\"", "D='single'", ""));
+        assertEquals(java.util.Map.of("A", "1", "B", "two words", "C", "quoted \" # not a comment", "D", "single"),
+                ConfigFiles.readDotEnv(env));
+        Files.writeString(env, "A=1\nsecret-value-without-equals\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConfigFiles.readDotEnv(env));
+        assertTrue(e.getMessage().contains("line 2 is not KEY=VALUE"), e.getMessage());
+        assertFalse(e.getMessage().contains("secret-value"), e.getMessage());
+    }
 }

@@ -11,73 +11,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads the two text files S3 settings come from besides the environment: a {@code .env} file
- * ({@code KEY=VALUE} lines) and the AWS shared credentials and config files (INI). Error messages
- * name the file and line, never a line's text (it may hold a secret).
+ * Reads the AWS shared credentials and config files (INI) that S3 settings come from besides the
+ * environment and the {@code .env} file ({@link ConfigFiles#readDotEnv}). Error messages name the
+ * file and line, never a line's text (it may hold a secret).
  */
 final class EnvFiles {
     private EnvFiles() {}
-
-    /** The variables of a {@code .env} file; empty when there is none. */
-    static Map<String, String> readDotEnv(Path file) {
-        return read(file, ".env file").map(lines -> parseDotEnv(lines, file.toString())).orElse(Map.of());
-    }
-
-    /**
-     * Parses {@code .env} lines: {@code KEY=VALUE}, optionally prefixed by {@code export }; blank
-     * lines and {@code #} comments skipped; a value in single or double quotes is taken as is
-     * (double quotes also take {@code \"}, {@code \\} and {@code \n}); an unquoted value ends at
-     * {@code " #"} (a trailing comment).
-     */
-    static Map<String, String> parseDotEnv(List<String> lines, String where) {
-        Map<String, String> vars = new LinkedHashMap<>();
-        for (int n = 0; n < lines.size(); n++) {
-            String line = lines.get(n).strip();
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            if (line.startsWith("export ") || line.startsWith("export\t")) {
-                line = line.substring(7).strip();
-            }
-            int eq = line.indexOf('=');
-            String key = eq < 0 ? "" : line.substring(0, eq).strip();
-            if (!key.matches("[A-Za-z_][A-Za-z0-9_.]*")) {
-                throw new IllegalArgumentException(String.format("%s line %d is not KEY=VALUE", where, n + 1));
-            }
-            vars.put(key, unquote(line.substring(eq + 1).strip(), where, n + 1));
-        }
-        return vars;
-    }
-
-    private static String unquote(String v, String where, int line) {
-        if (v.isEmpty()) {
-            return v;
-        }
-        char q = v.charAt(0);
-        if (q == '"' || q == '\'') {
-            StringBuilder out = new StringBuilder(v.length());
-            for (int i = 1; i < v.length(); i++) {
-                char c = v.charAt(i);
-                if (c == q) {
-                    String rest = v.substring(i + 1).strip();
-                    if (!rest.isEmpty() && !rest.startsWith("#")) {
-                        throw new IllegalArgumentException(String.format("%s line %d: text after the closing quote",
-                                where, line));
-                    }
-                    return out.toString();
-                }
-                if (q == '"' && c == '\\' && i + 1 < v.length()) {
-                    char e = v.charAt(++i);
-                    out.append(e == 'n' ? '\n' : e);
-                } else {
-                    out.append(c);
-                }
-            }
-            throw new IllegalArgumentException(String.format("%s line %d: the value's quote is not closed", where, line));
-        }
-        int comment = v.indexOf(" #");
-        return (comment < 0 ? v : v.substring(0, comment)).strip();
-    }
 
     /**
      * The keys of one section of an INI file ({@code [name]}; {@code key = value}; {@code #} and

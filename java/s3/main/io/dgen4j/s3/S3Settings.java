@@ -1,6 +1,7 @@
 package io.dgen4j.s3;
 
 import io.dgen4j.s3.internal.PartPlan;
+import io.dgen4j.storage.ConfigFiles;
 import io.dgen4j.storage.Secrets;
 import io.dgen4j.unit.ByteSize;
 import java.net.URI;
@@ -168,7 +169,7 @@ public final class S3Settings {
     public static S3Settings fromEnvironment(Map<String, String> env, Path workingDir) {
         Map<String, String> all = new HashMap<>();
         Path dotEnv = workingDir.resolve(".env");
-        Map<String, String> fromFile = EnvFiles.readDotEnv(dotEnv);
+        Map<String, String> fromFile = ConfigFiles.readDotEnv(dotEnv);
         all.putAll(fromFile);
         env.forEach((k, v) -> {
             if (v != null) {

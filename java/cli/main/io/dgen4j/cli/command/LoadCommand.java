@@ -32,7 +32,7 @@ public final class LoadCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;
 
-    @Parameters(paramLabel = "TARGET", description = "Path, file://, direct:// or s3://bucket/key URI of the checkpoint.")
+    @Parameters(paramLabel = "TARGET", description = "Path, file://, direct://, s3://bucket/key or az://container/blob URI of the checkpoint.")
     String target;
 
     @Option(names = "--verify", description = "Compare every byte with the stream named by the manifest.")

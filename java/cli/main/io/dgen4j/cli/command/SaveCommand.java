@@ -26,8 +26,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "save", mixinStandardHelpOptions = true,
         description = {"Save a streaming checkpoint of generated data with a fixed memory footprint.",
                 "TARGET is a path or file:// (O_DIRECT where the filesystem allows it), direct:// (O_DIRECT"
-                        + " demanded), or s3://bucket/key (credentials and endpoint from AWS_* variables or .env;"
-                        + " see docs/S3.md).",
+                        + " demanded), s3://bucket/key (credentials and endpoint from AWS_* variables or .env;"
+                        + " see docs/S3.md), or az://container/blob (Azure Blob Storage: AZURE_STORAGE_* variables"
+                        + " or .env; see docs/AZURE.md).",
                 "The report cuts the wall time into phases that add up to the total. Throughput ratio = (I/O +"
                         + " fsync+rename) / total (1 when nothing but the storage took time); overhead = %% of the"
                         + " total outside the slower stage, generation or I/O + fsync+rename (docs/CHECKPOINTS.md)."})
@@ -42,7 +43,7 @@ public final class SaveCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;
 
-    @Parameters(paramLabel = "TARGET", description = "Path, file://, direct:// or s3://bucket/key URI of the checkpoint.")
+    @Parameters(paramLabel = "TARGET", description = "Path, file://, direct://, s3://bucket/key or az://container/blob URI of the checkpoint.")
     String target;
 
     @Option(names = "--size", paramLabel = "<size>", converter = ByteSizeConverter.class,

@@ -23,7 +23,7 @@ public final class StorageBackendOptions {
 
     @Option(names = "--backend", paramLabel = "NAME",
             description = "Storage backend: file, or for s3:// targets aws, crt or minio (default: " + BACKEND_VAR
-                    + ", else the first of aws, crt, minio that is installed).")
+                    + ", else the first of aws, crt, minio that is installed), or azure for az:// targets.")
     String backend;
 
     @Mixin
