@@ -20,6 +20,7 @@ module io.dgen4j {
     exports io.dgen4j.storage;
     exports io.dgen4j.launch;
     exports io.dgen4j.unit;
+    exports io.dgen4j.format;
 
     // storage backends, found with ServiceLoader; the file backend registers like any other
     uses io.dgen4j.storage.StorageProvider;

@@ -7,6 +7,7 @@ import io.dgen4j.cli.command.DlioCommand;
 import io.dgen4j.cli.command.EndpointsCommand;
 import io.dgen4j.cli.command.GenerateCommand;
 import io.dgen4j.cli.command.InfoCommand;
+import io.dgen4j.cli.command.InspectCommand;
 import io.dgen4j.cli.command.LoadCommand;
 import io.dgen4j.cli.command.QuickstartCommand;
 import io.dgen4j.cli.command.SaveCommand;
@@ -36,7 +37,7 @@ import picocli.CommandLine.Command;
         subcommands = {QuickstartCommand.class, SaveCommand.class, LoadCommand.class, CompareCommand.class,
                 BackendsCommand.class, DlioCommand.class,
                 EndpointsCommand.class,
-                GenerateCommand.class, InfoCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+                GenerateCommand.class, InfoCommand.class, InspectCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
 
     /** Runs the command line and exits with its status. */

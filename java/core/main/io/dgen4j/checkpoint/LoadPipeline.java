@@ -1,5 +1,6 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.format.LayoutChecker;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.Numa;
@@ -194,6 +195,8 @@ final class LoadPipeline {
 
     private final StorageReader reader;
     private final DataSpec spec;
+    /** What the file holds when it is laid out in a format (torch), or null: then the file is the stream. */
+    private final LayoutChecker layout;
     private final VerifyMode mode;
     private final String target;
     private final long chunkSize;
@@ -243,8 +246,15 @@ final class LoadPipeline {
      */
     LoadPipeline(StorageReader reader, DataSpec spec, boolean verify, String target, long chunkSize, int readers,
                  int threads, LongConsumer progress) {
+        this(reader, spec, verify, target, chunkSize, readers, threads, progress, null);
+    }
+
+    /** As above, of a file laid out as {@code layout} says (its payloads the stream of {@code spec}), or raw when null. */
+    LoadPipeline(StorageReader reader, DataSpec spec, boolean verify, String target, long chunkSize, int readers,
+                 int threads, LongConsumer progress, LayoutChecker layout) {
         this.reader = reader;
         this.spec = spec;
+        this.layout = layout;
         this.target = target;
         this.chunkSize = chunkSize;
         this.readers = readers;
@@ -337,7 +347,7 @@ final class LoadPipeline {
      */
     void run(BufferPool pool) throws IOException {
         runStart = System.nanoTime();
-        long size = spec.size();
+        long size = layout == null ? spec.size() : layout.layout().size();
         // Readers verifying inline need the generator first; the verifier thread opens its own
         // while the first slices are read.
         try (Generator gen = mode == VerifyMode.INLINE ? openVerifier() : null) {
@@ -364,9 +374,17 @@ final class LoadPipeline {
         }
         CheckpointException.rethrow(failure.get());
         long at = firstMismatch.get();
+        if (at == Long.MAX_VALUE && layout != null && mode != VerifyMode.NONE) {
+            LayoutChecker.Mismatch crc = layout.crcMismatch(); // every byte compared equal: now the CRCs
+            if (crc != null) {
+                at = crc.offset();
+                mismatchBytes = new byte[] {crc.expected(), crc.found()};
+            }
+        }
         if (at != Long.MAX_VALUE) {
             byte[] b = mismatchBytes;
-            throw new VerifyException(target, at, b[0], b[1]);
+            throw layout == null ? new VerifyException(target, at, b[0], b[1])
+                    : new VerifyException(target, at, b[0], b[1], layout.layout().describe(at));
         }
     }
 
@@ -635,6 +653,10 @@ final class LoadPipeline {
 
     /** Compares {@code part} with the stream at {@code offset}, keeping the smallest mismatch found by any thread. */
     private void compare(Generator gen, MemorySegment part, long offset) {
+        if (layout != null) {
+            compareLaidOut(gen, part, offset);
+            return;
+        }
         long t0 = System.nanoTime();
         long abs = gen.firstMismatch(part, offset);
         if (abs >= 0) {
@@ -648,6 +670,35 @@ final class LoadPipeline {
                         mismatchBytes = new byte[] {expected, found};
                         firstMismatch.set(abs);
                     }
+                }
+            }
+        }
+        verifyNanos.addAndGet(System.nanoTime() - t0);
+    }
+
+    /** {@link #compare} of a file in a format: framing byte for byte, payloads against the stream. */
+    private void compareLaidOut(Generator gen, MemorySegment part, long offset) {
+        long t0 = System.nanoTime();
+        LayoutChecker.Mismatch m = layout.compare(part, offset, new LayoutChecker.Stream() {
+            @Override
+            public long firstMismatch(MemorySegment data, long streamOffset) {
+                return gen.firstMismatch(data, streamOffset);
+            }
+
+            @Override
+            public byte at(long streamOffset) {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment one = arena.allocate(1);
+                    gen.fill(one, streamOffset, 1);
+                    return one.get(ValueLayout.JAVA_BYTE, 0);
+                }
+            }
+        });
+        if (m != null) {
+            synchronized (this) {
+                if (m.offset() < firstMismatch.get()) {
+                    mismatchBytes = new byte[] {m.expected(), m.found()};
+                    firstMismatch.set(m.offset());
                 }
             }
         }

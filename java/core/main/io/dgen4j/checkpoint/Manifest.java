@@ -1,5 +1,7 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.format.Layout;
+import io.dgen4j.format.TensorList;
 import io.dgen4j.gen.DataSpec;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -15,9 +17,21 @@ import java.util.Map;
  * @param spec          the stream (its size is the checkpoint size)
  * @param generator     what produced the bytes: native, java or jdk-random
  * @param chunkSize     chunk size used by the save
+ * @param layout        the file's format and tensors when it is not the stream alone ({@code torch}),
+ *                      else null: then the stream is the file
  */
-public record Manifest(int formatVersion, DataSpec spec, String generator, long chunkSize) {
+public record Manifest(int formatVersion, DataSpec spec, String generator, long chunkSize, Layout layout) {
     private static final String KIND = "checkpoint";
+
+    /** The manifest of a raw checkpoint: the file is the stream. */
+    public Manifest(int formatVersion, DataSpec spec, String generator, long chunkSize) {
+        this(formatVersion, spec, generator, chunkSize, null);
+    }
+
+    /** The file's bytes: the layout's size, or the stream's for a raw checkpoint. */
+    public long fileSize() {
+        return layout == null ? spec.size() : layout.size();
+    }
 
     /** Whether a load may compare the bytes with the regenerated stream. */
     public boolean verifiable() {
@@ -36,6 +50,13 @@ public record Manifest(int formatVersion, DataSpec spec, String generator, long 
         m.put("compress", spec.compressRatio());
         m.put("generator", generator);
         m.put("chunkSize", chunkSize);
+        if (layout != null) { // raw manifests keep their fields: size is the stream's, here the payloads'
+            m.put("format", layout.format().label());
+            m.put("fileSize", layout.size());
+            m.put("crc", layout.crc() ? "crc32" : "none");
+            m.put("alignment", (long) layout.alignment());
+            m.put("tensors", TensorList.format(layout.tensors()));
+        }
         return m;
     }
 
@@ -62,7 +83,24 @@ public record Manifest(int formatVersion, DataSpec spec, String generator, long 
                     .dedupRatio(real(m, "dedup", where))
                     .compressRatio(real(m, "compress", where))
                     .build();
-            return new Manifest((int) version, spec, text(m, "generator", where), integer(m, "chunkSize", where));
+            Layout layout = null;
+            Object format = m.get("format");
+            if (format != null && !Layout.Format.RAW.label().equals(format)) {
+                Layout.Format f = Layout.Format.parse(text(m, "format", where));
+                String crc = text(m, "crc", where);
+                if (!crc.equals("crc32") && !crc.equals("none")) {
+                    throw new IOException("bad manifest " + where + ": \"crc\" must be crc32 or none, got " + crc);
+                }
+                layout = Layout.of(f, TensorList.parse(text(m, "tensors", where), where + " \"tensors\""),
+                        crc.equals("crc32"), Math.toIntExact(integer(m, "alignment", where)));
+                if (layout.size() != integer(m, "fileSize", where) || layout.payloadBytes() != spec.size()) {
+                    throw new IOException(String.format("bad manifest %s: its tensors lay out %d bytes (%d of "
+                            + "tensors), but it says %d (%d)", where, layout.size(), layout.payloadBytes(),
+                            integer(m, "fileSize", where), spec.size()));
+                }
+            }
+            return new Manifest((int) version, spec, text(m, "generator", where), integer(m, "chunkSize", where),
+                    layout);
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new IOException("bad manifest " + where + ": " + e.getMessage(), e);
         }

@@ -1,5 +1,8 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.format.Layout;
+import io.dgen4j.format.LayoutChecker;
+import io.dgen4j.format.LayoutWriter;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.ReadRequest;
@@ -14,6 +17,7 @@ import io.dgen4j.storage.WriteRequest;
 import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
@@ -180,11 +184,33 @@ public final class StreamingCheckpoint {
         }
     }
 
+    /**
+     * Saves a checkpoint laid out by {@code layout} (a {@code torch} file: docs/FORMATS.md) to
+     * {@code target}: its payloads are the stream of {@link Layout#payloadBytes()} bytes, filled in
+     * place, its framing computed, in the memory of a raw save. A raw layout saves the stream alone.
+     */
+    public SaveResult save(StorageTarget target, Layout layout) throws IOException {
+        if (layout.format() == Layout.Format.RAW) {
+            return save(target, layout.payloadBytes());
+        }
+        requireABufferBeyondTheWriters();
+        DataSpec spec = specFor(layout.payloadBytes());
+        try (Session session = session()) {
+            return save(target, spec, session.forTarget(target, backend), layout);
+        }
+    }
+
     private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider) throws IOException {
+        return save(target, spec, provider, (Layout) null);
+    }
+
+    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, Layout layout)
+            throws IOException {
         BufferPool pool = poolFor(buffers, "the save to " + target);
-        SavePipeline pipeline = new SavePipeline(pool, spec.size(), chunkSize, writersInFlight, progress);
+        long fileSize = layout == null ? spec.size() : layout.size();
+        SavePipeline pipeline = new SavePipeline(pool, fileSize, chunkSize, writersInFlight, progress);
         try {
-            return save(target, spec, provider, pipeline);
+            return save(target, spec, provider, pipeline, layout);
         } finally {
             if (pipeline.writersStopped()) {
                 done(pool);
@@ -205,7 +231,7 @@ public final class StreamingCheckpoint {
         DataSpec spec = specFor(totalBytes);
         try (Session session = session()) {
             return save(target, spec, session.forTarget(target, backend),
-                    new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress));
+                    new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress), null);
         }
     }
 
@@ -213,15 +239,16 @@ public final class StreamingCheckpoint {
      * Opens the writer of {@code target}, runs {@code run} into it and commits; a failure aborts
      * the write and says what it left under the target's name.
      */
-    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, SaveRun run)
-            throws IOException {
+    private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, SaveRun run,
+                            Layout layout) throws IOException {
         StorageWriter data = null;
         try (Measurement measured = new Measurement(resetPeakRss, run::written);
-             DataSource.Filler filler = source.open(spec, threads)) {
+             DataSource.Filler filler = laidOut(source.open(spec, threads), layout)) {
             // Phases are cut at readings of one clock, so they add up to the total exactly.
             double started = measured.seconds();
-            Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize);
-            data = provider.openWriter(new WriteRequest(target, spec.size(), chunkSize, manifest.toMetadata(),
+            Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize,
+                    layout);
+            data = provider.openWriter(new WriteRequest(target, manifest.fileSize(), chunkSize, manifest.toMetadata(),
                     run.inFlight(), storageOptions));
             double opened = measured.seconds();
             run.run(filler, data);
@@ -235,7 +262,8 @@ public final class StreamingCheckpoint {
             phases.addAll(run.phases(ran - opened));
             phases.add(new Phase("commit", data.commitLabel(), closeSeconds, data.commitWhat()));
             return new SaveResult(run.method(), new Where(target.toString(), data.description(), data.directIo()),
-                    new SaveResult.Plan(spec.size(), chunkSize, chunks(spec.size()), run.buffers(), run.inFlight()),
+                    new SaveResult.Plan(manifest.fileSize(), chunkSize, chunks(manifest.fileSize()), run.buffers(),
+                            run.inFlight()),
                     new SaveResult.Data(filler.implementation(), spec.seedString()),
                     new SaveResult.Times(run.generationSeconds(), run.ioSeconds(), closeSeconds, total, phases),
                     new SaveResult.Memory(run.peakBuffersInUse(), run.poolBytes(), measured.peakRss()),
@@ -250,6 +278,30 @@ public final class StreamingCheckpoint {
                 data.close();
             }
         }
+    }
+
+    /** {@code filler}'s stream in {@code layout}'s file: framing between the payloads, CRCs as they are made. */
+    private static DataSource.Filler laidOut(DataSource.Filler filler, Layout layout) {
+        if (layout == null) {
+            return filler;
+        }
+        LayoutWriter writer = layout.writer();
+        return new DataSource.Filler() {
+            @Override
+            public void fill(MemorySegment dst, long offset) {
+                writer.fill(dst, offset, filler::fill);
+            }
+
+            @Override
+            public String implementation() {
+                return filler.implementation();
+            }
+
+            @Override
+            public void close() {
+                filler.close();
+            }
+        };
     }
 
     /** Loads {@code target}, reading every byte; with {@code verify}, compares them with the stream. */
@@ -295,10 +347,14 @@ public final class StreamingCheckpoint {
         String path = target.toString();
         try (Measurement measured = new Measurement(resetPeakRss, () -> 0);
              StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
-            DataSpec spec = manifestOf(reader, path, verify).spec();
+            Manifest manifest = manifestOf(reader, path, verify);
+            if (manifest.layout() != null) {
+                checkDirectory(reader, manifest.layout(), path);
+            }
+            DataSpec spec = manifest.spec();
             double opened = measured.seconds();
             LoadPipeline run = new LoadPipeline(reader, spec, verify, path, chunkSize, readersInFlight, threads,
-                    progress);
+                    progress, manifest.layout() == null ? null : manifest.layout().checker());
             BufferPool pool = poolFor(run.buffersFor(buffers), "the load of " + target);
             double ran;
             try {
@@ -314,7 +370,7 @@ public final class StreamingCheckpoint {
             phases.addAll(run.phases(ran - opened));
             phases.add(new Phase("release", "release", total - ran, "buffers freed"));
             return new LoadResult(new Where(path, reader.description(), reader.directIo()),
-                    new LoadResult.Plan(spec.size(), chunkSize, readersInFlight),
+                    new LoadResult.Plan(manifest.fileSize(), chunkSize, readersInFlight),
                     new LoadResult.Verification(verify, run.verifier()),
                     new LoadResult.Times(run.readSeconds(), run.verifySeconds(), total, phases),
                     new LoadResult.Memory(run.peakInUse(), measured.peakRss()), reader.endpointStatistics());
@@ -366,13 +422,62 @@ public final class StreamingCheckpoint {
             throw new CheckpointException(path + " was written with " + manifest.generator()
                     + " data, which cannot be regenerated: load it without --verify", -1, null);
         }
-        long size = manifest.spec().size();
+        long size = manifest.fileSize();
         if (reader.size() != size) {
             throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
                     + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
         }
         return manifest;
     }
+
+    /**
+     * Reads a laid-out file's end first, as torch.load does: its central directory and end records
+     * must be what its manifest's layout says (CRC fields aside: {@code --verify} checks those), or
+     * the load stops before reading the rest, naming the record that differs.
+     */
+    private static void checkDirectory(StorageReader reader, Layout layout, String path) throws IOException {
+        long from = layout.directoryOffset() / 4096 * 4096; // readers bypassing the page cache need alignment
+        long n = layout.size() - from;
+        if (n > 64L << 20) {
+            return; // a directory of millions of records: --verify compares it with the rest
+        }
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(n, 4096);
+            long got = 0;
+            while (got < n) {
+                long r = reader.read(from + got, buf.asSlice(got));
+                if (r <= 0) {
+                    break;
+                }
+                got += r;
+            }
+            if (got != n) {
+                throw new CheckpointException(String.format("%s ends at byte %d, before its end of central directory "
+                        + "record (the file is truncated)", path, from + got), from + got, null);
+            }
+            long dir = layout.directoryOffset();
+            LayoutChecker.Mismatch m = layout.checker().compare(buf.asSlice(dir - from), dir, NO_PAYLOAD);
+            if (m != null) {
+                throw new CheckpointException(String.format("%s: %s differs from its manifest's layout at byte %d "
+                        + "(expected 0x%02x, found 0x%02x): the file is damaged or is not the one saved", path,
+                        layout.describe(m.offset()), m.offset(), m.expected() & 0xff, m.found() & 0xff),
+                        -1, null); // the message says the offset already
+            }
+        }
+    }
+
+    /** The directory and end records hold no payload bytes: nothing of the stream is compared there. */
+    private static final LayoutChecker.Stream NO_PAYLOAD = new LayoutChecker.Stream() {
+        @Override
+        public long firstMismatch(MemorySegment data, long streamOffset) {
+            return -1;
+        }
+
+        @Override
+        public byte at(long streamOffset) {
+            throw new IllegalStateException("no payload in a zip's directory");
+        }
+    };
 
     /**
      * A streaming save fills one buffer while its writers write the others: its pool must hold more

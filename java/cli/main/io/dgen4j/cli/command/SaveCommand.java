@@ -5,10 +5,12 @@ import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.ByteSizeConverter;
 import io.dgen4j.cli.option.CheckpointOptions;
+import io.dgen4j.cli.option.FormatOptions;
 import io.dgen4j.cli.option.Limits;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.format.Layout;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -44,8 +46,12 @@ public final class SaveCommand implements Callable<Integer> {
     @Parameters(paramLabel = "TARGET", description = "Path, file://, direct://, s3://bucket/key or az://container/blob URI of the checkpoint.")
     String target;
 
-    @Option(names = "--size", required = true, converter = ByteSizeConverter.class, description = "Checkpoint size, e.g. 24GiB.")
-    long size;
+    @Option(names = "--size", paramLabel = "<size>", converter = ByteSizeConverter.class,
+            description = "Checkpoint size, e.g. 24GiB (with --tensors or --model, the tensors give it).")
+    Long sizeAsked;
+
+    @Mixin
+    FormatOptions format;
 
     @Option(names = "--old-method", description = "Allocate the whole checkpoint, generate it, then write it (for comparison).")
     boolean oldMethod;
@@ -71,6 +77,12 @@ public final class SaveCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         options.check();
+        Layout layout = format.layout(sizeAsked).orElse(null);
+        long size = layout == null ? sizeAsked : layout.size();
+        if (oldMethod && layout != null) {
+            throw new IllegalArgumentException("--old-method writes the stream alone: it takes --size, not --format, "
+                    + "--tensors or --model");
+        }
         if (oldMethod) {
             Limits.memory(size, "--old-method holds the whole checkpoint in memory: it",
                     "use a smaller --size, or the streaming save (without --old-method)");
@@ -89,7 +101,8 @@ public final class SaveCommand implements Callable<Integer> {
                         backend.checkSave(where, size, ckpt.chunkSize(), env); // S3 parts: before any data
                         return ckpt;
                     },
-                    ckpt -> oldMethod ? ckpt.savePreallocated(where, size) : ckpt.save(where, size),
+                    ckpt -> oldMethod ? ckpt.savePreallocated(where, size)
+                            : layout != null ? ckpt.save(where, layout) : ckpt.save(where, size),
                     options.data.threads, true,
                     r -> new Ranks.Figures(r.totalBytes(), Long.parseUnsignedLong(r.seed()), r.endpoints()));
             SaveResult r = done.result();

@@ -1,0 +1,134 @@
+package io.dgen4j.cli.command;
+
+import io.dgen4j.checkpoint.Manifest;
+import io.dgen4j.cli.option.FilePath;
+import io.dgen4j.format.TorchReader;
+import io.dgen4j.json.JsonReader;
+import io.dgen4j.json.JsonWriter;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code dgen4j inspect}: a checkpoint's tensors from the file alone (torch), or from its manifest (raw). */
+@Command(name = "inspect", mixinStandardHelpOptions = true,
+        description = {"List a checkpoint's tensors: name, dtype, shape, file offset and bytes.",
+                "A torch.save file (ours or torch's own) is read as torch.load reads it: end records, central"
+                        + " directory, data.pkl; a raw checkpoint is described by its manifest."})
+public final class InspectCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec command;
+
+    @Parameters(paramLabel = "FILE", converter = FilePath.class, description = "Path of the checkpoint.")
+    Path file;
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = command.commandLine().getOut();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        String format;
+        long size;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            size = ch.size();
+            TorchReader.ReadAt in = (offset, dst) -> {
+                ByteBuffer b = ByteBuffer.wrap(dst);
+                while (b.hasRemaining()) {
+                    if (ch.read(b, offset + b.position()) < 0) {
+                        throw new EOFException(file + " ends at byte " + (offset + b.position()));
+                    }
+                }
+            };
+            byte[] first = new byte[(int) Math.min(4, size)];
+            in.readFully(0, first);
+            if (TorchReader.isZip(first)) {
+                format = "torch";
+                for (TorchReader.Entry e : TorchReader.tensors(in, size, file.toString())) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    row.put("name", e.name());
+                    row.put("dtype", e.dtype().label());
+                    List<Object> shape = new ArrayList<>();
+                    for (long d : e.shape()) {
+                        shape.add(d);
+                    }
+                    row.put("shape", shape);
+                    row.put("offset", e.offset());
+                    row.put("bytes", e.bytes());
+                    row.put("member", e.member());
+                    rows.add(row);
+                }
+            } else {
+                format = "raw";
+                Manifest m = rawManifest();
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("name", "(stream)");
+                row.put("dtype", "uint8");
+                row.put("shape", List.of(m.spec().size()));
+                row.put("offset", 0L);
+                row.put("bytes", m.spec().size());
+                row.put("member", "");
+                rows.add(row);
+            }
+        } catch (NoSuchFileException e) {
+            throw new IOException(file + " does not exist", e);
+        }
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("file", file.toString());
+            doc.put("format", format);
+            doc.put("size", size);
+            doc.put("tensors", rows);
+            out.println(JsonWriter.LINE.write(doc));
+        } else {
+            long bytes = rows.stream().mapToLong(r -> (Long) r.get("bytes")).sum();
+            out.printf("%s: %s, %d tensor%s, %d bytes of tensors in %d bytes%n", file, format, rows.size(),
+                    rows.size() == 1 ? "" : "s", bytes, size);
+            int w = Math.max(4, rows.stream().mapToInt(r -> ((String) r.get("name")).length()).max().orElse(4));
+            out.printf("  %-" + w + "s  %-8s  %-20s  %14s  %14s%n", "name", "dtype", "shape", "offset", "bytes");
+            for (Map<String, Object> r : rows) {
+                out.printf("  %-" + w + "s  %-8s  %-20s  %14d  %14d%n", r.get("name"), r.get("dtype"),
+                        r.get("shape").toString().replace(" ", ""), r.get("offset"), r.get("bytes"));
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** The manifest beside a raw checkpoint (its sidecar {@code FILE.manifest.json}). */
+    private Manifest rawManifest() throws IOException {
+        Path sidecar = file.resolveSibling(file.getFileName() + ".manifest.json");
+        if (!Files.exists(sidecar)) {
+            throw new IOException(file + " is neither a torch.save file nor a dgen4j checkpoint with a manifest ("
+                    + sidecar + " does not exist)");
+        }
+        Object doc;
+        try {
+            doc = JsonReader.parse(Files.readAllBytes(sidecar));
+        } catch (JsonReader.SyntaxException e) {
+            throw new IOException(sidecar + " is not valid JSON: " + e.getMessage(), e);
+        }
+        if (!(doc instanceof Map<?, ?> top)) {
+            throw new IOException(sidecar + " is not a dgen4j manifest: its JSON is not an object");
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        top.forEach((k, v) -> fields.put((String) k, v));
+        return Manifest.fromMetadata(fields, sidecar.toString());
+    }
+}

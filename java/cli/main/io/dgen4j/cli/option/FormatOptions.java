@@ -1,0 +1,84 @@
+package io.dgen4j.cli.option;
+
+import io.dgen4j.format.Layout;
+import io.dgen4j.format.Tensor;
+import io.dgen4j.format.TensorList;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** The checkpoint format options of save: --format, --tensors, --model, --crc, --alignment. */
+public final class FormatOptions {
+    @Option(names = "--format", defaultValue = "raw",
+            description = "raw (the stream alone; default) or torch (torch.save's zip, loadable by torch.load; needs"
+                    + " --tensors or --model). See docs/FORMATS.md.")
+    String format;
+
+    @Option(names = "--tensors", paramLabel = "FILE", converter = FilePath.class,
+            description = "Tensor list: one 'name dtype [d0,d1,...]' a line, '/' between nested dict keys, e.g."
+                    + " 'model/layers.0.weight bfloat16 [4096,4096]'.")
+    Path tensors;
+
+    @Option(names = "--model", description = "A built-in tensor list instead of --tensors: tiny (about 1MiB) or"
+            + " mlp-1b (2GiB of bfloat16).")
+    String model;
+
+    @Option(names = "--crc", defaultValue = "crc32",
+            description = "crc32 (default: each tensor's CRC-32 computed as it is generated) or none (zeros, for"
+                    + " speed runs; zip readers that check CRCs then refuse the file).")
+    String crc;
+
+    @Option(names = "--alignment", defaultValue = "64",
+            description = "Where each torch record's data starts: a multiple of 64 (default) or 4096.")
+    int alignment;
+
+    /** Whether a format other than raw, or a tensor list, was asked for. */
+    public boolean laidOut() {
+        return tensors != null || model != null || Layout.Format.parse(format) != Layout.Format.RAW;
+    }
+
+    /**
+     * The layout asked for, or empty for a raw save of {@code --size} bytes; {@code size} is
+     * {@code --size} or null when not given.
+     *
+     * @throws IllegalArgumentException naming the option that is missing, extra or wrong
+     */
+    public Optional<Layout> layout(Long size) {
+        Layout.Format f = Layout.Format.parse(format);
+        if (tensors != null && model != null) {
+            throw new IllegalArgumentException("give --tensors or --model, not both");
+        }
+        if (!crc.equals("crc32") && !crc.equals("none")) {
+            throw new IllegalArgumentException("--crc must be crc32 or none, got " + crc);
+        }
+        if (f == Layout.Format.RAW && tensors == null && model == null) {
+            if (size == null) {
+                throw new IllegalArgumentException("--size is needed (or --format torch with --tensors or --model)");
+            }
+            return Optional.empty();
+        }
+        if (tensors == null && model == null) {
+            throw new IllegalArgumentException("--format " + f.label() + " needs --tensors FILE or --model NAME");
+        }
+        if (size != null) {
+            throw new IllegalArgumentException("--size is not used with --tensors or --model: the tensors give the size");
+        }
+        List<Tensor> list;
+        if (model != null) {
+            list = TensorList.model(model);
+        } else {
+            try {
+                list = TensorList.read(tensors);
+            } catch (NoSuchFileException e) {
+                throw new IllegalArgumentException("--tensors " + tensors + ": no such file");
+            } catch (IOException e) {
+                throw new UncheckedIOException("--tensors " + tensors + ": " + e.getMessage(), e);
+            }
+        }
+        return Optional.of(Layout.of(f, list, crc.equals("crc32"), alignment));
+    }
+}
