@@ -1,8 +1,15 @@
 package io.dgen4j.dlio;
 
+import io.dgen4j.format.DType;
+import io.dgen4j.format.Layout;
+import io.dgen4j.format.Tensor;
+import io.dgen4j.format.TensorList;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The files each rank writes for one checkpoint and their exact sizes, computed as DLIO's
@@ -12,8 +19,10 @@ import java.util.Locale;
  * replicated) and by data parallelism under ZeRO-3, which ranks hold model state per ZeRO stage, and
  * the optimizer state (six tensors: 3·P' + 15·h elements). docs/DLIO.md walks through it.
  *
- * <p>A file's size is the bytes of its tensors: the MLPerf Storage version of DLIO streams the
- * tensors' bytes with no container around them.
+ * <p>Each file holds DLIO's state dict for its rank and kind ({@link PlannedFile#tensors()}). Its size
+ * is the bytes of its tensors in the raw format (the MLPerf Storage version of DLIO streams the
+ * tensors' bytes with no container around them), or exactly what {@code torch.save} writes for that
+ * state dict in the torch format ({@code checkpoint.streaming.format: torch}; docs/DLIO.md).
  */
 public final class CheckpointPlan {
 
@@ -35,8 +44,22 @@ public final class CheckpointPlan {
      * @param name  the file name inside the checkpoint's step folder
      * @param bytes its exact size
      * @param kind  what it holds
+     * @param tensors its state dict as DLIO builds it, as tensors whose paths are the dict keys (in the
+     *                order torch.save meets them)
      */
-    public record PlannedFile(String name, long bytes, Kind kind) {}
+    public record PlannedFile(String name, long bytes, Kind kind, List<Tensor> tensors) {
+        public PlannedFile {
+            tensors = List.copyOf(tensors);
+        }
+
+        /** The bytes of its tensors alone (a raw file's size). */
+        public long tensorBytes() {
+            return TensorList.bytes(tensors);
+        }
+    }
+
+    /** Where each record's data starts in the torch files of a plan (torch.save's own alignment). */
+    public static final int TORCH_ALIGNMENT = 64;
 
     /**
      * One rank's part.
@@ -119,6 +142,11 @@ public final class CheckpointPlan {
         return config;
     }
 
+    /** The files' format ({@code checkpoint.streaming.format}): raw, or torch.save's files of DLIO's state dicts. */
+    public Layout.Format format() {
+        return config.streaming().format();
+    }
+
     /** Ranks planned. */
     public int ranks() {
         return ranks;
@@ -197,6 +225,7 @@ public final class CheckpointPlan {
         m.put("optimizerDatatype", config.model().optimizerDatatype().yamlName());
         m.put("checkpointFolder", config.checkpoint().folder());
         m.put("stepFolder", stepFolder(1, 1));
+        m.put("format", format().label());
         m.put("filesPerCheckpoint", fileCount());
         m.put("modelBytes", modelBytes);
         m.put("optimizerBytes", optimizerBytes);
@@ -255,6 +284,13 @@ public final class CheckpointPlan {
         private final int mp;
         private final int dp;
         private final String ext;
+        private final Layout.Format format;
+        private final Map<Integer, List<Tensor>> layers = new HashMap<>();
+        private final Map<Integer, List<Tensor>> stages = new HashMap<>();
+        /** File bytes by tensor list: the lists are shared, so each distinct file is laid out once. */
+        private final Map<List<Tensor>, Long> fileBytes = new IdentityHashMap<>();
+        private List<Tensor> optimizer;
+        private List<Tensor> legacy;
 
         Planner(DlioConfig c, int ranks) {
             this.c = c;
@@ -265,6 +301,7 @@ public final class CheckpointPlan {
             this.mp = p.tensor() * p.pipeline();
             this.dp = p.data() < 0 ? ranks / mp : p.data();
             this.ext = "." + c.extension();
+            this.format = c.streaming().format();
         }
 
         CheckpointPlan plan() {
@@ -276,8 +313,6 @@ public final class CheckpointPlan {
             long loggedOptim = 0;
             long fileCount = 0;
             boolean legacyModel = m.modelSizeBytes() > 0 && !m.isTransformer();
-            // each stage's layer sizes, computed once: they depend on the pipeline rank alone
-            List<List<long[]>> stageLayers = new ArrayList<>(java.util.Collections.nCopies(p.pipeline(), null));
             for (int rank = 0; rank < ranks; rank++) {
                 int tpRank = rank % p.tensor();
                 int ppRank = (rank / p.tensor()) % p.pipeline();
@@ -292,64 +327,58 @@ public final class CheckpointPlan {
                     continue;
                 }
                 if (legacyModel) {
-                    files.add(new PlannedFile("model_states-" + rank + ext, m.modelSizeBytes(), Kind.LEGACY_MODEL));
-                    model = Math.addExact(model, m.modelSizeBytes());
+                    List<Tensor> ts = legacyModel();
+                    long b = bytes(ts);
+                    files.add(new PlannedFile("model_states-" + rank + ext, b, Kind.LEGACY_MODEL, ts));
+                    model = Math.addExact(model, b);
                 }
-                // the layers this rank holds, each layer's bytes in the model datatype
-                List<long[]> layerBytes = new ArrayList<>(); // {index, bytes}
+                // the layers this rank holds: each layer's tensors ("<j>", DLIO's get_layer_state) by layer index
+                List<Integer> held = new ArrayList<>();
                 if (!m.layerParameters().isEmpty()) {
-                    long perLayer = 0;
-                    for (long state : m.layerParameters()) {
-                        if (state > 0) {
-                            perLayer = Math.addExact(perLayer, state / p.tensor()); // int8 tensors of state // tensor
-                        }
-                    }
                     for (int i = layers[0]; i <= layers[1]; i++) {
-                        layerBytes.add(new long[] {i, perLayer});
+                        held.add(i);
                     }
                 } else if (m.numLayers() > 0 && !(p.zeroStage() == 1 && dpRank != 0)) {
-                    List<long[]> stage = stageLayers.get(ppRank);
-                    if (stage == null) {
-                        stage = new ArrayList<>();
-                        for (int i = layers[0]; i <= layers[1]; i++) {
-                            stage.add(new long[] {i, Math.multiplyExact(sum(layerParameters(i)),
-                                    m.modelDatatype().bytes())});
-                        }
-                        stageLayers.set(ppRank, stage);
+                    for (int i = layers[0]; i <= layers[1]; i++) {
+                        held.add(i);
                     }
-                    layerBytes = stage;
-                    loggedModel += sumBytes(stage);
+                    loggedModel += rawBytes(stageModel(ppRank, layers));
                 }
-                if (!layerBytes.isEmpty()) {
+                if (!held.isEmpty()) {
                     if (p.zeroStage() > 0 && p.zeroStage() < 3) {
                         if (dpRank == 0 && m.numLayers() > 0) {
                             if (p.pipeline() > 1) {
-                                checkFiles(rank, fileCount + files.size() + layerBytes.size());
-                                for (long[] lb : layerBytes) {
-                                    files.add(new PlannedFile("layer_" + lb[0] + "-model_" + mpRank + "_model_states"
-                                            + ext, lb[1], Kind.LAYER));
-                                    model = Math.addExact(model, lb[1]);
+                                checkFiles(rank, fileCount + files.size() + held.size());
+                                for (int i : held) {
+                                    List<Tensor> ts = layer(i);
+                                    long b = bytes(ts);
+                                    files.add(new PlannedFile("layer_" + i + "-model_" + mpRank + "_model_states"
+                                            + ext, b, Kind.LAYER, ts));
+                                    model = Math.addExact(model, b);
                                 }
                             } else {
-                                long b = sumBytes(layerBytes);
-                                files.add(new PlannedFile("model_" + mpRank + "_model_states" + ext, b, Kind.MODEL));
+                                List<Tensor> ts = stageModel(ppRank, layers);
+                                long b = bytes(ts);
+                                files.add(new PlannedFile("model_" + mpRank + "_model_states" + ext, b, Kind.MODEL, ts));
                                 model = Math.addExact(model, b);
                             }
                         }
                     } else {
-                        long b = sumBytes(layerBytes);
+                        List<Tensor> ts = stageModel(ppRank, layers);
+                        long b = bytes(ts);
                         files.add(new PlannedFile("zero_pp_rank_" + dpRank + "_mp_rank_" + mpRank + "_model_states"
-                                + ext, b, Kind.MODEL));
+                                + ext, b, Kind.MODEL, ts));
                         model = Math.addExact(model, b);
                     }
                 }
-                long o = optimizerBytes(params);
-                if (o >= 0) {
+                List<Tensor> opt = optimizer(params);
+                if (opt != null) {
+                    long o = bytes(opt);
                     files.add(new PlannedFile("zero_pp_rank_" + dpRank + "_mp_rank_" + mpRank + "_optim_states" + ext,
-                            o, Kind.OPTIMIZER));
+                            o, Kind.OPTIMIZER, opt));
                     optim = Math.addExact(optim, o);
                     if (m.optimizationGroups().isEmpty()) {
-                        loggedOptim = Math.addExact(loggedOptim, o);
+                        loggedOptim = Math.addExact(loggedOptim, rawBytes(opt));
                     }
                 }
                 fileCount += files.size();
@@ -369,12 +398,120 @@ public final class CheckpointPlan {
             }
         }
 
-        private static long sumBytes(List<long[]> layerBytes) {
-            long s = 0;
-            for (long[] lb : layerBytes) {
-                s = Math.addExact(s, lb[1]);
+        /**
+         * Layer {@code i}'s state dict as DLIO's get_layer_state builds it: {@code str(j)} for each of its
+         * tensors with elements, flat, in the model datatype ({@code model.layer_parameters}: int8 of
+         * {@code state // tensor}). One list per layer, shared by every file that holds it.
+         */
+        List<Tensor> layer(int i) {
+            return layers.computeIfAbsent(i, k -> {
+                List<Tensor> out = new ArrayList<>();
+                if (!m.layerParameters().isEmpty()) {
+                    List<Long> states = m.layerParameters();
+                    for (int j = 0; j < states.size(); j++) {
+                        if (states.get(j) > 0) {
+                            out.add(Tensor.of(Integer.toString(j), DType.INT8, states.get(j) / p.tensor()));
+                        }
+                    }
+                } else {
+                    long[] counts = layerParameters(k);
+                    for (int j = 0; j < counts.length; j++) {
+                        if (counts[j] > 0) {
+                            out.add(Tensor.of(Integer.toString(j), m.modelDatatype().dtype(), counts[j]));
+                        }
+                    }
+                }
+                return List.copyOf(out);
+            });
+        }
+
+        /** A pipeline stage's layer state: {@code str(i)} -> layer i's dict, for its layers in order; one list per stage. */
+        List<Tensor> stageModel(int ppRank, int[] range) {
+            return stages.computeIfAbsent(ppRank, k -> {
+                List<Tensor> out = new ArrayList<>();
+                for (int i = range[0]; i <= range[1]; i++) {
+                    List<Tensor> l = layer(i);
+                    if (l.isEmpty() && format == Layout.Format.TORCH) {
+                        // torch.save would write an empty dict there, which a tensor list cannot hold
+                        throw new DlioConfigException("checkpoint.streaming.format", String.format(Locale.ROOT,
+                                "layer %d has no tensor with elements at this split (a torch file would hold an empty "
+                                        + "dict): use raw", i));
+                    }
+                    for (Tensor t : l) {
+                        List<String> path = new ArrayList<>();
+                        path.add(Integer.toString(i));
+                        path.addAll(t.path());
+                        out.add(new Tensor(path, t.dtype(), t.shape()));
+                    }
+                }
+                return List.copyOf(out);
+            });
+        }
+
+        /**
+         * The optimizer state DLIO builds ({@code str(j)} for each of its six groups with elements, in the
+         * optimizer datatype; predefined {@code optimization_groups}: {@code {'a', 'b'}} int8 per group, then
+         * {@code combined}), or null when a rank has none. One list, shared by every rank.
+         */
+        List<Tensor> optimizer(long params) {
+            if (optimizer == null) {
+                optimizer = optimizerTensors(params);
             }
-            return s;
+            return optimizer.isEmpty() ? null : optimizer;
+        }
+
+        private List<Tensor> optimizerTensors(long params) {
+            List<Tensor> out = new ArrayList<>();
+            if (!m.optimizationGroups().isEmpty()) {
+                long sum = 0;
+                List<Long> groups = m.optimizationGroups();
+                for (int j = 0; j < groups.size(); j++) {
+                    if (groups.get(j) > 0) {
+                        out.add(Tensor.of(j + "/a", DType.INT8, groups.get(j)));
+                        out.add(Tensor.of(j + "/b", DType.INT8, groups.get(j)));
+                        sum = Math.addExact(sum, groups.get(j));
+                    }
+                }
+                out.add(Tensor.of("combined", DType.INT8, sum)); // DLIO writes the file even when every group is empty
+                return List.copyOf(out);
+            }
+            if (m.numLayers() <= 0) {
+                return List.of();
+            }
+            long perRank = p.zeroStage() > 0 ? params / ((long) dp * mp) : params / mp;
+            if (perRank <= 0) {
+                return List.of();
+            }
+            // [P', 5h, P', 5h, P', 5h]: three parameter-sized tensors and three of 5 x hidden
+            long five = Math.multiplyExact(5, t.hiddenSize());
+            long[] groups = {perRank, five, perRank, five, perRank, five};
+            for (int j = 0; j < groups.length; j++) {
+                out.add(Tensor.of(Integer.toString(j), m.optimizerDatatype().dtype(), groups[j]));
+            }
+            return List.copyOf(out);
+        }
+
+        /** The legacy model state: {@code {'a': int8 tensor of model_size_bytes}}. */
+        List<Tensor> legacyModel() {
+            if (legacy == null) {
+                legacy = List.of(Tensor.of("a", DType.INT8, m.modelSizeBytes()));
+            }
+            return legacy;
+        }
+
+        /** A file's bytes in the plan's format: its tensors' bytes (raw), or what torch.save writes (torch). */
+        long bytes(List<Tensor> tensors) {
+            Long b = fileBytes.get(tensors);
+            if (b == null) {
+                b = format == Layout.Format.TORCH ? Layout.of(format, tensors, true, TORCH_ALIGNMENT).size()
+                        : rawBytes(tensors);
+                fileBytes.put(tensors, b);
+            }
+            return b;
+        }
+
+        private static long rawBytes(List<Tensor> tensors) {
+            return TensorList.bytes(tensors);
         }
 
         /** DLIO's get_num_parameters: embedding + layers × (norm, QKV, dense, norm, gated MLP up, down) + final norm + output. */
@@ -415,29 +552,6 @@ public final class CheckpointPlan {
                 Math.multiplyExact(Math.multiplyExact(h, 2), t.ffnHiddenSize()) / tp / shard, // gated MLP up (2 for the gate)
                 Math.multiplyExact(h, t.ffnHiddenSize()) / tp / shard, // MLP down
             };
-        }
-
-        /** Optimizer bytes of a rank that checkpoints, or -1 when it has no optimizer state. */
-        long optimizerBytes(long params) {
-            if (!m.optimizationGroups().isEmpty()) {
-                long sum = 0;
-                for (long state : m.optimizationGroups()) {
-                    if (state > 0) {
-                        sum = Math.addExact(sum, state); // int8 tensors 'a' and 'b' per group, then one 'combined'
-                    }
-                }
-                return Math.multiplyExact(3, sum); // DLIO writes the file even when every group is empty
-            }
-            if (m.numLayers() <= 0) {
-                return -1;
-            }
-            long perRank = p.zeroStage() > 0 ? params / ((long) dp * mp) : params / mp;
-            if (perRank <= 0) {
-                return -1;
-            }
-            // [P', 5h, P', 5h, P', 5h]: three parameter-sized tensors and three of 5 × hidden
-            long elements = Math.addExact(Math.multiplyExact(3, perRank), Math.multiplyExact(15, t.hiddenSize()));
-            return Math.multiplyExact(elements, m.optimizerDatatype().bytes());
         }
 
         /** DLIO's get_layer_index: stage s holds its share of layers 1..L; stage 0 also 0, the last also L+1, L+2. */

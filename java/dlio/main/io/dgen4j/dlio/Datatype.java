@@ -17,6 +17,18 @@ public enum Datatype {
         return bytes;
     }
 
+    /** The torch dtype DLIO's {@code get_torch_datatype} gives it (the dtype of its tensors in a torch file). */
+    public io.dgen4j.format.DType dtype() {
+        return switch (this) {
+            case INT8 -> io.dgen4j.format.DType.INT8;
+            case UINT8 -> io.dgen4j.format.DType.UINT8;
+            case FP16 -> io.dgen4j.format.DType.FLOAT16;
+            case BF16 -> io.dgen4j.format.DType.BFLOAT16;
+            case FP32 -> io.dgen4j.format.DType.FLOAT32;
+            case FP64 -> io.dgen4j.format.DType.FLOAT64;
+        };
+    }
+
     /** The name as DLIO's YAML spells it ({@code fp16}, ...). */
     public String yamlName() {
         return name().toLowerCase(Locale.ROOT);

@@ -113,9 +113,17 @@ public record DlioConfig(String framework, Model model, Workflow workflow, Check
      * @param backend       the storage backend by name, empty for the best for the folder's scheme
      * @param dedupRatio    dedup ratio of the data (default 1: all blocks distinct, as DLIO's random tensors)
      * @param compressRatio compression ratio of the data (default 1: incompressible)
+     * @param format        the files' format ({@code checkpoint.streaming.format}): {@code raw} (default: the
+     *                      tensors' bytes alone) or {@code torch} ({@code torch.save}'s file of DLIO's state dict)
      */
     public record Streaming(long chunkSize, int numBuffers, int writers, Optional<String> backend, double dedupRatio,
-                            double compressRatio) {}
+                            double compressRatio, io.dgen4j.format.Layout.Format format) {
+        /** The settings with the raw format. */
+        public Streaming(long chunkSize, int numBuffers, int writers, Optional<String> backend, double dedupRatio,
+                         double compressRatio) {
+            this(chunkSize, numBuffers, writers, backend, dedupRatio, compressRatio, io.dgen4j.format.Layout.Format.RAW);
+        }
+    }
 
     /**
      * The storage section.

@@ -1,6 +1,7 @@
 package io.dgen4j.dlio;
 
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.format.Layout;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.ConfigFiles;
 import io.dgen4j.unit.ByteSize;
@@ -47,7 +48,7 @@ public final class DlioConfigReader {
             "recovery_rank_shift", "checkpoint_after_epoch", "epochs_between_checkpoints", "steps_between_checkpoints",
             "type", "checkpoint_mechanism_classname", "randomize_tensor", "ksm", "model_size", "streaming");
     private static final Set<String> STREAMING = Set.of("chunk_size", "num_buffers", "writers", "backend",
-            "dedup_ratio", "compress_ratio");
+            "dedup_ratio", "compress_ratio", "format");
     private static final Set<String> STORAGE = Set.of("storage_type", "storage_root", "storage_options");
     private static final Set<String> OUTPUT = Set.of("folder", "log_file", "metric", "keep_files", "log_level");
 
@@ -257,8 +258,25 @@ public final class DlioConfigReader {
         } catch (IllegalArgumentException e) {
             throw new DlioConfigException("checkpoint.streaming.compress_ratio", e.getMessage());
         }
+        Layout.Format format;
+        try {
+            format = Layout.Format.parse(string(st, "format", "checkpoint.streaming.format", "raw"));
+        } catch (IllegalArgumentException e) {
+            throw new DlioConfigException("checkpoint.streaming.format", e.getMessage());
+        }
+        if (format == Layout.Format.TORCH && "tensorflow".equals(framework)) {
+            throw new DlioConfigException("checkpoint.streaming.format", "torch files are DLIO's pytorch mechanism; "
+                    + "framework is tensorflow (use raw, or framework: pytorch)");
+        }
+        if (format == Layout.Format.TORCH && !m.layerParameters().isEmpty()) {
+            // DLIO shares one layer dict among all layers there: torch.save pickles it once, which a tensor list
+            // cannot say
+            throw new DlioConfigException("checkpoint.streaming.format", "torch files of the legacy "
+                    + "model.layer_parameters are not written (DLIO shares one dict among the layers): use raw");
+        }
         DlioConfig.Streaming streaming = new DlioConfig.Streaming(chunk, buffers, writers,
-                Optional.ofNullable(string(st, "backend", "checkpoint.streaming.backend", null)), dedup, compress);
+                Optional.ofNullable(string(st, "backend", "checkpoint.streaming.backend", null)), dedup, compress,
+                format);
 
         String storageType = string(sto, "storage_type", "storage.storage_type", "local_fs");
         if (!Set.of("local_fs", "parallel_fs", "s3").contains(storageType)) {

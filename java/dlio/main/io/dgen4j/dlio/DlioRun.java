@@ -6,6 +6,7 @@ import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.ProcessMemory;
 import io.dgen4j.checkpoint.SaveResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.format.Layout;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.FileOptions;
 import io.dgen4j.storage.Secrets;
@@ -479,14 +480,16 @@ public final class DlioRun {
                 throw new InterruptedIOException("interrupted before " + f.name());
             }
             String target = join(join(folder, step), f.name());
-            FileResult r = save ? save(rank, i, target, f.bytes(), buffers) : load(rank, i, target, buffers);
+            FileResult r = save ? save(rank, i, target, f, buffers) : load(rank, i, target, buffers);
             files.add(r);
             moved += r.bytes();
         }
         return moved;
     }
 
-    private FileResult save(int rank, int i, String target, long bytes, BufferPool buffers) throws IOException {
+    private FileResult save(int rank, int i, String target, CheckpointPlan.PlannedFile file, BufferPool buffers)
+            throws IOException {
+        long bytes = file.bytes();
         StorageTarget where = StorageTarget.parse(target);
         if (local()) {
             Path parent = Path.of(where.location()).toAbsolutePath().getParent();
@@ -499,7 +502,12 @@ public final class DlioRun {
                 .dedupRatio(config.streaming().dedupRatio()).compressRatio(config.streaming().compressRatio()).build();
         StreamingCheckpoint.Builder b = saveBuilder(config, bytes, options).bufferPool(buffers).spec(spec)
                 .threads(threads());
-        SaveResult r = options.customize().apply(b).build().save(where, bytes);
+        StreamingCheckpoint checkpoint = options.customize().apply(b).build();
+        // torch: the state dict DLIO's torch.save writes, its framing computed and its payloads generated in place
+        SaveResult r = plan.format() == Layout.Format.TORCH
+                ? checkpoint.save(where, Layout.of(Layout.Format.TORCH, file.tensors(), true,
+                        CheckpointPlan.TORCH_ALIGNMENT))
+                : checkpoint.save(where, bytes);
         return FileResult.of(rank, i, target, r);
     }
 

@@ -34,6 +34,11 @@ class CheckpointPlanTest {
         return Path.of(System.getProperty("dgen4j.test.root", "."));
     }
 
+    /** A rank's files as "name bytes KIND". */
+    static List<String> described(CheckpointPlan.RankPlan r) {
+        return r.files().stream().map(f -> f.name() + " " + f.bytes() + " " + f.kind()).toList();
+    }
+
     private static void file(CheckpointPlan.RankPlan r, int index, String name, long bytes) {
         assertEquals(name, r.files().get(index).name(), "rank " + r.rank() + " file " + index);
         assertEquals(bytes, r.files().get(index).bytes(), name);
@@ -223,8 +228,7 @@ class CheckpointPlanTest {
                 + "framework: pytorch\nworkflow:\n  checkpoint: True\n", "inline", List.of());
         CheckpointPlan plan = CheckpointPlan.of(c, 4);
         // not a transformer: DLIO writes model_states-{rank} of model_size_bytes; ZeRO 0 leaves it to rank 0
-        assertEquals(List.of(new CheckpointPlan.PlannedFile("model_states-0.pt", 499_153_191L,
-                CheckpointPlan.Kind.LEGACY_MODEL)), plan.rank(0).files());
+        assertEquals(List.of("model_states-0.pt 499153191 LEGACY_MODEL"), described(plan.rank(0)));
         assertTrue(plan.rank(1).files().isEmpty());
         assertEquals(499_153_191L, plan.totalBytes());
     }
@@ -240,10 +244,8 @@ class CheckpointPlanTest {
         // predefined layers: stage s holds layer s+1 only (no embedding/output with predefined layers),
         //   int8 tensors of state / t for each state > 0: 8192 B; groups [0]: 3 * 0 = 0 B, written anyway
         CheckpointPlan.RankPlan r1 = plan.rank(1);
-        assertEquals(List.of(new CheckpointPlan.PlannedFile("model_states-1.pt", 10_240L, CheckpointPlan.Kind.LEGACY_MODEL),
-                new CheckpointPlan.PlannedFile("layer_2-model_1_model_states.pt", 8_192L, CheckpointPlan.Kind.LAYER),
-                new CheckpointPlan.PlannedFile("zero_pp_rank_0_mp_rank_1_optim_states.pt", 0L,
-                        CheckpointPlan.Kind.OPTIMIZER)), r1.files());
+        assertEquals(List.of("model_states-1.pt 10240 LEGACY_MODEL", "layer_2-model_1_model_states.pt 8192 LAYER",
+                "zero_pp_rank_0_mp_rank_1_optim_states.pt 0 OPTIMIZER"), described(r1));
         assertEquals(2 * (10_240L + 8_192L), plan.totalBytes());
         // DLIO logs model_size_bytes once and does not count predefined tensors
         assertEquals(10_240L, plan.dlioLoggedBytes());
