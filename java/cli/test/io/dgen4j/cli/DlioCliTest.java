@@ -52,6 +52,26 @@ class DlioCliTest {
     }
 
     @Test
+    void plan_shows_the_torch_files_sizes() {
+        CliTest.Result r = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8",
+                "++workload.checkpoint.streaming.format=torch");
+        assertEquals(0, r.code(), r.err());
+        // docs/DLIO.md "Torch files": 2,007,619,961 and 12,045,640,409 bytes per rank, worked out by hand there
+        assertTrue(r.out().contains("zero_pp_rank_0_mp_rank_0_model_states.pt                   2007619961"), r.out());
+        assertTrue(r.out().contains("12045640409"), r.out());
+        assertTrue(r.out().contains("total per checkpoint: 16 files, 112426082960 bytes"), r.out());
+        // DLIO logs its tensors' bytes, not the framing
+        assertTrue(r.out().contains("DLIO logs 104.704521 \"GB\""), r.out());
+        assertTrue(r.out().contains("112425623552 bytes of tensors and 459408 of zip and pickle"), r.out());
+        CliTest.Result json = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8", "--json",
+                "++workload.checkpoint.streaming.format=torch");
+        Map<String, Object> j = JsonRead.object(json.out());
+        assertEquals("torch", j.get("format"));
+        assertEquals(112_426_082_960L, ((Number) j.get("totalBytes")).longValue());
+        assertEquals(112_425_623_552L, ((Number) j.get("tensorBytes")).longValue());
+    }
+
+    @Test
     void the_launchers_size_is_the_default_rank_count_and_must_agree_with_ranks() {
         Map<String, String> mpirun = Map.of("OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "64");
         CliTest.Result r = run(mpirun, "dlio", "plan", "--config", config("llama3_70b.yaml"), "--json");

@@ -177,6 +177,17 @@ public final class CheckpointPlan {
         return modelBytes + optimizerBytes;
     }
 
+    /** Bytes of the files' tensors alone over all ranks: {@link #totalBytes()} less the torch files' framing. */
+    public long tensorBytes() {
+        long n = 0;
+        for (RankPlan r : plans) {
+            for (PlannedFile f : r.files()) {
+                n = Math.addExact(n, f.tensorBytes());
+            }
+        }
+        return n;
+    }
+
     /** Bytes of model state (layers, or the legacy model tensor) over all ranks. */
     public long modelBytes() {
         return modelBytes;
@@ -231,6 +242,7 @@ public final class CheckpointPlan {
         m.put("optimizerBytes", optimizerBytes);
         m.put("totalBytes", totalBytes());
         m.put("totalGiB", gib(totalBytes()));
+        m.put("tensorBytes", tensorBytes());
         m.put("dlioLoggedBytes", dlioLoggedBytes);
         m.put("rankPlans", new java.util.AbstractList<Object>() {
             @Override

@@ -40,11 +40,15 @@ public final class DlioPlanReport {
         }
         out.printf(Locale.ROOT, "total per checkpoint: %d files, %d bytes = %.2f GiB (DLIO logs %.6f \"GB\", which are GiB)%n",
                 plan.fileCount(), plan.totalBytes(), CheckpointPlan.gib(plan.totalBytes()),
-                CheckpointPlan.gib(plan.totalBytes()));
+                CheckpointPlan.gib(plan.tensorBytes())); // DLIO counts its tensors, not torch.save's framing
         out.printf(Locale.ROOT, "  model state %d bytes (%.2f GiB), optimizer state %d bytes (%.2f GiB)%n",
                 plan.modelBytes(), CheckpointPlan.gib(plan.modelBytes()), plan.optimizerBytes(),
                 CheckpointPlan.gib(plan.optimizerBytes()));
-        if (plan.dlioLoggedBytes() != plan.totalBytes()) {
+        if (plan.format() == io.dgen4j.format.Layout.Format.TORCH) {
+            out.printf(Locale.ROOT, "  torch.save files of DLIO's state dicts (checkpoint.streaming.format torch): %d bytes "
+                    + "of tensors and %d of zip and pickle%n", plan.tensorBytes(), plan.totalBytes() - plan.tensorBytes());
+        }
+        if (plan.dlioLoggedBytes() != plan.tensorBytes()) {
             out.printf(Locale.ROOT, "  note: DLIO's log would say %.6f GB: it counts state it does not write (see docs/DLIO.md)%n",
                     CheckpointPlan.gib(plan.dlioLoggedBytes()));
         }
