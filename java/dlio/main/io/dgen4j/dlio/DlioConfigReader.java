@@ -274,6 +274,11 @@ public final class DlioConfigReader {
             throw new DlioConfigException("checkpoint.streaming.format", "torch files of the legacy "
                     + "model.layer_parameters are not written (DLIO shares one dict among the layers): use raw");
         }
+        if (format == Layout.Format.TORCH && !m.optimizationGroups().isEmpty()) {
+            // DLIO's literal 'a' and 'b' keys are one object each, which torch.save pickles once per file
+            throw new DlioConfigException("checkpoint.streaming.format", "torch files of the legacy "
+                    + "model.optimization_groups are not written (their 'a' and 'b' keys are shared objects): use raw");
+        }
         DlioConfig.Streaming streaming = new DlioConfig.Streaming(chunk, buffers, writers,
                 Optional.ofNullable(string(st, "backend", "checkpoint.streaming.backend", null)), dedup, compress,
                 format);
