@@ -194,6 +194,8 @@ public final class DlioResult {
                 : "this rank alone: " + group.alone().orElse("?"));
         m.put("checkpointFolder", folder);
         m.put("checkpointBytes", plan.totalBytes());
+        m.put("checkpointFormat", plan.format().label());
+        m.put("checkpointTensorBytes", plan.tensorBytes());
         m.put("dlioLoggedCheckpointBytes", plan.dlioLoggedBytes());
         m.put("filesPerCheckpoint", plan.fileCount());
         m.put("fsync", plan.config().checkpoint().fsync());

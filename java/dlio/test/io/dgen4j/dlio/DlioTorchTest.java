@@ -217,6 +217,11 @@ class DlioTorchTest {
         assertEquals(0, BufferPool.liveBytes());
         assertEquals(plan.totalBytes(), r.savedBytes());
         assertEquals(plan.totalBytes(), r.loadedBytes());
+        // summary.json counts the files' bytes, framing included, and says what the tensors alone are
+        assertEquals(plan.totalBytes(), r.extras().get("checkpointBytes"));
+        assertEquals("torch", r.extras().get("checkpointFormat"));
+        assertEquals(plan.tensorBytes(), r.extras().get("checkpointTensorBytes"));
+        assertTrue(plan.totalBytes() > plan.tensorBytes());
         Path step = dir.resolve("ckpt").resolve(CheckpointPlan.stepFolder(1, 1));
         StringBuilder spec = new StringBuilder();
         int files = 0;
