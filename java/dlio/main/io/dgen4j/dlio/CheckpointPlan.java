@@ -93,6 +93,7 @@ public final class CheckpointPlan {
     private final long modelBytes;
     private final long optimizerBytes;
     private final long dlioLoggedBytes;
+    private final long tensorBytes;
 
     private CheckpointPlan(DlioConfig config, int ranks, int dataParallelism, long parameters, List<RankPlan> plans,
                            long modelBytes, long optimizerBytes, long dlioLoggedBytes) {
@@ -104,6 +105,13 @@ public final class CheckpointPlan {
         this.modelBytes = modelBytes;
         this.optimizerBytes = optimizerBytes;
         this.dlioLoggedBytes = dlioLoggedBytes;
+        long n = 0;
+        for (RankPlan r : this.plans) {
+            for (PlannedFile f : r.files()) {
+                n = Math.addExact(n, f.tensorBytes());
+            }
+        }
+        this.tensorBytes = n;
     }
 
     /** The most files one checkpoint of a plan may have, over all ranks (a plan holds them all in memory). */
@@ -179,13 +187,7 @@ public final class CheckpointPlan {
 
     /** Bytes of the files' tensors alone over all ranks: {@link #totalBytes()} less the torch files' framing. */
     public long tensorBytes() {
-        long n = 0;
-        for (RankPlan r : plans) {
-            for (PlannedFile f : r.files()) {
-                n = Math.addExact(n, f.tensorBytes());
-            }
-        }
-        return n;
+        return tensorBytes;
     }
 
     /** Bytes of model state (layers, or the legacy model tensor) over all ranks. */
