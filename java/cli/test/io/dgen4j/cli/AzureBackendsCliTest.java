@@ -155,6 +155,28 @@ class AzureBackendsCliTest {
     }
 
     @Test
+    void quickstartPartTwoHasTheAzureRow() throws Exception {
+        Map<String, String> env = env(home.resolve("no-azurite").toString());
+        env.put(AzureSettings.CONNECTION_STRING, AZ.connectionString());
+        env.put(AzureEndpoint.CONTAINER_VAR, AzuriteExtension.CONTAINER);
+        env.put("DGEN4J_S3_BUCKET", S3.bucket());
+        Path dir = Files.createDirectory(home.resolve("qs"));
+        CliRun r = run(env, "quickstart", "--dir", dir.toString(), "--size", "6MiB", "--chunk", "5MiB",
+                "--no-progress", "--json");
+        assertEquals(0, r.code(), r.err());
+        Map<String, Object> m = JsonRead.object(r.out());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> s3 = (Map<String, Object>) m.get("s3");
+        assertEquals(AZ.endpoint() + " (the configured account), az://" + AzuriteExtension.CONTAINER
+                + "/dgen4j-quickstart/azure.bin", s3.get("azure"), r.out());
+        List<Map<String, Object>> rows = rows(s3);
+        Map<String, Object> az = rows.getLast();
+        assertEquals(S3Backends.AZURE, az.get("backend"), r.out());
+        assertEquals(true, az.get("verified"), az.toString());
+        assertEquals(3, ((Number) az.get("rounds")).intValue(), az.toString());
+    }
+
+    @Test
     void withoutAzuriteTheS3BackendsRunAndOneLineSaysWhy() {
         Map<String, String> env = env(home.resolve("no-azurite").toString());
         CliRun r = run(env, "backends", "s3://" + S3.bucket() + "/az4", "--size", "5MiB", "--chunk", "5MiB",
