@@ -11,6 +11,7 @@ import io.dgen4j.cli.report.BackendsPlot;
 import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.PlotTitles;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.cli.s3.AzureEndpoint;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.json.JsonWriter;
@@ -39,7 +40,10 @@ import picocli.CommandLine.Spec;
                 "Each backend (aws, crt, minio) saves the same generated checkpoint to one endpoint and loads it back"
                 + " with --verify; the table gives elapsed, MB/s, client CPU seconds per GiB, copies"
                 + " per byte, peak RSS, ratio to the best. The endpoint is the configured one (AWS_ENDPOINT_URL etc., or"
-                + " .env), else a local s3proxy started for the run. Objects are deleted afterwards unless --keep."})
+                + " .env), else a local s3proxy started for the run. The azure backend (az://) runs beside them on the"
+                + " configured Azure account (AZURE_STORAGE_CONNECTION_STRING etc., container in "
+                + AzureEndpoint.CONTAINER_VAR + "), else on a local Azurite when it is installed."
+                + " Objects are deleted afterwards unless --keep."})
 public final class BackendsCommand implements Callable<Integer> {
     private final Environment env;
 
@@ -61,7 +65,7 @@ public final class BackendsCommand implements Callable<Integer> {
     long size;
 
     @Option(names = "--backends", split = ",", paramLabel = "NAME",
-            description = "Only these backends, comma-separated (default: every installed S3 backend).")
+            description = "Only these backends, comma-separated (default: every installed S3 backend, and azure).")
     List<String> backends;
 
     @Option(names = "--no-warmup", description = "Measure each backend's first save (by default each saves one "
@@ -98,7 +102,8 @@ public final class BackendsCommand implements Callable<Integer> {
         Reports.checkRounds(rounds);
         PlotFile.check(plot);
         List<StorageProvider> providers = S3Backends.providers(env, backends);
-        if (providers.isEmpty()) {
+        StorageProvider azureProvider = S3Backends.azureProvider(env, backends).orElse(null);
+        if (providers.isEmpty() && !(azureProvider != null && S3Backends.azureOnly(backends))) {
             throw new IllegalArgumentException("no S3 backend is installed");
         }
         PrintWriter err = command.commandLine().getErr();
@@ -107,9 +112,24 @@ public final class BackendsCommand implements Callable<Integer> {
         boolean local;
         String prefix;
         S3Settings configured = endpoints.settings(env.variables(), Path.of(""));
-        try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", configured, env, err)) {
-            runs = S3Backends.run(endpoint, providers, size, options, env, options.chunk, progress.wanted(), keep,
-                    !noWarmup, rounds, err);
+        String azureEndpoint = null;
+        boolean azureLocal = false;
+        String azurePrefix = null;
+        String azureSkipped = null;
+        try (S3Endpoint endpoint = S3Endpoint.open(target, "dgen4j-backends", configured, env, err);
+             AzureEndpoint azure = azureProvider == null ? null : AzureEndpoint.open("dgen4j-backends", env, err)) {
+            if (azure != null && azure.skipped() != null) {
+                azureSkipped = azure.skipped();
+                if (providers.isEmpty()) {
+                    throw new IllegalArgumentException("--backends azure: az:// cannot run: " + azureSkipped);
+                }
+            } else if (azure != null) {
+                azureEndpoint = azure.endpoint();
+                azureLocal = azure.isLocal();
+                azurePrefix = azure.prefix();
+            }
+            runs = S3Backends.run(endpoint, azure, azureProvider, providers, size, options, env, options.chunk,
+                    progress.wanted(), keep, !noWarmup, rounds, err);
             endpointText = endpoint.endpoint();
             local = endpoint.isLocal();
             prefix = endpoint.prefix();
@@ -128,6 +148,13 @@ public final class BackendsCommand implements Callable<Integer> {
             m.put("chunkBytes", options.chunk);
             m.put("writers", options.writers);
             m.put("rounds", rounds);
+            if (azureEndpoint != null) {
+                m.put("azureEndpoint", azureEndpoint);
+                m.put("localAzurite", azureLocal);
+            }
+            if (azureSkipped != null) {
+                m.put("azureSkipped", azureSkipped);
+            }
             List<Object> rows = new ArrayList<>();
             for (S3Backends.Backend r : runs) {
                 rows.add(S3Backends.toMap(r, best, bestCpu));
@@ -149,6 +176,13 @@ public final class BackendsCommand implements Callable<Integer> {
                     ByteSize.approx(size), endpointText, local ? "local s3proxy" : "configured endpoint", prefix,
                     ByteSize.format(options.chunk), Reports.count(options.writers, "writer"),
                     rounds > 1 ? ", " + Reports.count(rounds, "round") : "");
+            if (azureEndpoint != null) {
+                out.printf("azure: %s (%s), %sazure.bin%n", azureEndpoint, azureLocal ? "local Azurite"
+                        : "configured account", azurePrefix);
+            }
+            if (azureSkipped != null) {
+                out.println("azure: not run (" + azureSkipped + ")");
+            }
             Reports.backends(out, runs);
             if (plot != null && plotError == null) {
                 out.println("plot: " + plot);

@@ -14,6 +14,7 @@ import io.dgen4j.cli.report.PlotFile;
 import io.dgen4j.cli.report.PlotTitles;
 import io.dgen4j.cli.report.Progress;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.cli.s3.AzureEndpoint;
 import io.dgen4j.cli.s3.S3Backends;
 import io.dgen4j.cli.s3.S3Endpoint;
 import io.dgen4j.gen.SystemInfo;
@@ -43,7 +44,8 @@ import picocli.CommandLine.Spec;
                 "A streaming checkpoint save, a verified load and the old-vs-new comparison run"
                 + " in a temporary directory on local disk (TEST_CHECKPOINT_DIR, else the temp dir); then part 2, object"
                 + " storage: a save and a verified load through every installed S3 backend, against the configured"
-                + " endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts, in "
+                + " endpoint (AWS_ENDPOINT_URL etc., or .env) or else a local s3proxy it starts, and through the"
+                + " azure backend (az://) on the configured Azure account or else a local Azurite when installed, in "
                 + QuickstartCommand.S3_ROUNDS + " interleaved rounds; then a summary."})
 public final class QuickstartCommand implements Callable<Integer> {
     private final Environment env;
@@ -178,7 +180,7 @@ public final class QuickstartCommand implements Callable<Integer> {
 
     /** Part 2's outcome: where it ran and each backend's run, or why it was skipped. */
     record S3Part(String endpoint, boolean local, String prefix, long size, long chunk, List<S3Backends.Backend> runs,
-                  String skipped) {
+                  String skipped, String azure) {
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             if (skipped != null) {
@@ -191,6 +193,9 @@ public final class QuickstartCommand implements Callable<Integer> {
             m.put("sizeBytes", size);
             m.put("chunkBytes", chunk);
             m.put("rounds", S3_ROUNDS);
+            if (azure != null) {
+                m.put("azure", azure);
+            }
             S3Backends.Backend best = S3Backends.best(runs);
             double bestCpu = S3Backends.bestCpu(runs);
             List<Object> rows = new ArrayList<>();
@@ -212,13 +217,18 @@ public final class QuickstartCommand implements Callable<Integer> {
         if (providers.isEmpty()) {
             return skipped(err, "no S3 backend is installed");
         }
+        io.dgen4j.storage.StorageProvider azureProvider = S3Backends.azureProvider(env, List.of()).orElse(null);
         try (S3Endpoint endpoint = S3Endpoint.open(s3Target, "dgen4j-quickstart",
-                endpoints.settings(env.variables(), Path.of("")), env, err)) {
+                endpoints.settings(env.variables(), Path.of("")), env, err);
+             AzureEndpoint azure = azureProvider == null ? null : AzureEndpoint.open("dgen4j-quickstart", env, err)) {
             // S3 parts are 5 MiB at least and the chunks must fill whole parts: a smaller --chunk grows here
             long chunk = Math.max(options.chunk, PartPlan.MIN_PART_SIZE);
-            List<S3Backends.Backend> runs = S3Backends.run(endpoint, providers, bytes, options, env, chunk, bars, false,
-                    true, S3_ROUNDS, err);
-            return new S3Part(endpoint.endpoint(), endpoint.isLocal(), endpoint.prefix(), bytes, chunk, runs, null);
+            List<S3Backends.Backend> runs = S3Backends.run(endpoint, azure, azureProvider, providers, bytes, options,
+                    env, chunk, bars, false, true, S3_ROUNDS, err);
+            return new S3Part(endpoint.endpoint(), endpoint.isLocal(), endpoint.prefix(), bytes, chunk, runs, null,
+                    azure == null ? null : azure.skipped() != null ? "not run (" + azure.skipped() + ")"
+                            : azure.endpoint() + (azure.isLocal() ? " (a local Azurite started for this run)"
+                                    : " (the configured account)") + ", " + azure.prefix() + "azure.bin");
         } catch (S3Endpoint.NoS3ProxyJar | S3Endpoint.NoBucket e) {
             return skipped(err, e.getMessage());
         }
@@ -227,7 +237,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     private static S3Part skipped(PrintWriter err, String why) {
         err.println("dgen4j: quickstart part 2 (object storage) skipped: " + why);
         err.flush();
-        return new S3Part(null, false, null, 0, 0, List.of(), why);
+        return new S3Part(null, false, null, 0, 0, List.of(), why, null);
     }
 
     private void header(PrintWriter out, Path work, String note) {
@@ -315,6 +325,9 @@ public final class QuickstartCommand implements Callable<Integer> {
                         + "chunk %s, %d rounds%n", ByteSize.approx(s3.size()), s3.endpoint(), s3.local()
                                 ? "a local s3proxy started for this run" : "the configured endpoint", s3.prefix(),
                         ByteSize.format(s3.chunk()), S3_ROUNDS);
+                if (s3.azure() != null) {
+                    out.println("azure: " + s3.azure());
+                }
                 Reports.backends(out, s3.runs());
             }
         }

@@ -40,7 +40,17 @@ public final class S3Backends {
      * ({@code AsyncRequestBody.fromRemainingByteBufferUnsafe}); {@code crt} hands the body to the
      * CRT's native buffers (one copy); {@code minio} only takes {@code byte[]} bodies (one copy).
      */
-    public static final Map<String, Integer> COPIES_PER_BYTE = Map.of("aws", 0, "crt", 1, "minio", 1);
+    public static final Map<String, Integer> COPIES_PER_BYTE = Map.of("aws", 0, "crt", 1, "minio", 1, "azure", 0);
+
+    /** The name of the {@code az://} backend, which {@code --backends} may name beside the S3 ones. */
+    public static final String AZURE = "azure";
+
+    /** Where one backend writes: its prefix ({@code s3://bucket/p/} or {@code az://container/p/}) and its settings. */
+    private record Place(StorageProvider provider, String prefix, Object settings) {
+        String target(String name) {
+            return prefix + name;
+        }
+    }
 
     private S3Backends() {}
 
@@ -154,11 +164,38 @@ public final class S3Backends {
         }
         List<StorageProvider> picked = new ArrayList<>();
         for (String n : names) {
+            if (n.equals(AZURE)) {
+                continue; // not an S3 backend: azureProvider
+            }
             picked.add(s3.stream().filter(p -> p.name().equals(n)).findFirst().orElseThrow(() ->
                     new IllegalArgumentException(String.format("--backends: no S3 backend called '%s' is installed "
                             + "(installed: %s)", n, String.join(", ", s3.stream().map(StorageProvider::name).toList())))));
         }
         return picked;
+    }
+
+    /**
+     * The {@code az://} backend of the command's storage session, when it is installed and {@code only} (the
+     * {@code --backends} names) is empty or names it.
+     */
+    public static Optional<StorageProvider> azureProvider(Environment env, List<String> only) {
+        if (only != null && !only.isEmpty() && only.stream().noneMatch(n -> n.strip().equalsIgnoreCase(AZURE))) {
+            return Optional.empty();
+        }
+        List<StorageProvider> all = env.storage() != null ? env.storage().backends() : StorageProviders.installed();
+        return all.stream().filter(p -> p.name().equals(AZURE)).findFirst();
+    }
+
+    /** Whether {@code only} (the {@code --backends} names) names no S3 backend but the {@code az://} one alone. */
+    public static boolean azureOnly(List<String> only) {
+        return only != null && !only.isEmpty() && only.stream().allMatch(n -> n.strip().equalsIgnoreCase(AZURE));
+    }
+
+    /** The S3 backends alone: the other {@code run} without an {@code az://} row. */
+    public static List<Backend> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
+            CheckpointOptions options, Environment env, long chunk, boolean bars, boolean keep, boolean warmUp,
+            int rounds, PrintWriter err) throws InterruptedException {
+        return run(endpoint, null, null, providers, size, options, env, chunk, bars, keep, warmUp, rounds, err);
     }
 
     /**
@@ -170,19 +207,27 @@ public final class S3Backends {
      * (not measured, deleted), so that its client's start (class loading, connection pool, JIT) and
      * the pool's first touch do not count against it. With {@code rounds} above 1 this repeats,
      * interleaved (round 1 of every backend, then round 2, ...); a backend that failed or is
-     * unavailable is not tried again.
+     * unavailable is not tried again. With {@code azure} and its provider ({@code azureProvider}), the
+     * {@code az://} backend runs last in each round, the same way, to {@code azure}'s prefix ({@code azure.bin}).
      */
-    public static List<Backend> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
-            CheckpointOptions options, Environment env, long chunk, boolean bars, boolean keep, boolean warmUp,
-            int rounds, PrintWriter err) throws InterruptedException {
+    public static List<Backend> run(S3Endpoint endpoint, AzureEndpoint azure, StorageProvider azureProvider,
+            List<StorageProvider> providers, long size, CheckpointOptions options, Environment env, long chunk,
+            boolean bars, boolean keep, boolean warmUp, int rounds, PrintWriter err) throws InterruptedException {
+        List<Place> places = new ArrayList<>();
+        for (StorageProvider p : providers) {
+            places.add(new Place(p, endpoint.prefix(), endpoint.settings()));
+        }
+        if (azure != null && azure.skipped() == null && azureProvider != null) {
+            places.add(new Place(azureProvider, azure.prefix(), azure.settings()));
+        }
         // buffers not above writers: no shared pool, and the builder says what to change
         try (BufferPool shared = options.buffers > options.writers ? new BufferPool(options.buffers, chunk) : null) {
-            return run(endpoint, providers, size, options, env, chunk, bars, keep, warmUp, rounds, err,
+            return run(places, size, options, env, chunk, bars, keep, warmUp, rounds, err,
                     b -> shared == null ? b : b.bufferPool(shared));
         }
     }
 
-    private static List<Backend> run(S3Endpoint endpoint, List<StorageProvider> providers, long size,
+    private static List<Backend> run(List<Place> providers, long size,
             CheckpointOptions options, Environment env, long chunk, boolean bars, boolean keep, boolean warmUp,
             int rounds, PrintWriter err, UnaryOperator<StreamingCheckpoint.Builder> pooled)
             throws InterruptedException {
@@ -196,20 +241,21 @@ public final class S3Backends {
                 if (!mine.isEmpty() && !mine.getLast().ok()) {
                     continue; // unavailable or failed: said once, in its first round
                 }
-                mine.add(runOnce(endpoint, providers.get(i), size, options, env, chunk, bars, keep, warmUp,
+                mine.add(runOnce(providers.get(i), size, options, env, chunk, bars, keep, warmUp,
                         rounds > 1 ? " " + round + "/" + rounds : "", err, pooled));
             }
         }
         List<Backend> backends = new ArrayList<>();
         for (int i = 0; i < providers.size(); i++) {
-            backends.add(new Backend(providers.get(i).name(), runs.get(i)));
+            backends.add(new Backend(providers.get(i).provider().name(), runs.get(i)));
         }
         return backends;
     }
 
-    private static Run runOnce(S3Endpoint endpoint, StorageProvider p, long size, CheckpointOptions options,
+    private static Run runOnce(Place endpoint, long size, CheckpointOptions options,
             Environment env, long chunk, boolean bars, boolean keep, boolean warmUp, String round, PrintWriter err,
             UnaryOperator<StreamingCheckpoint.Builder> pooled) throws InterruptedException {
+        StorageProvider p = endpoint.provider();
         String target = endpoint.target(p.name() + ".bin");
         Integer copies = COPIES_PER_BYTE.get(p.name());
         Optional<String> why = p.unavailable();
