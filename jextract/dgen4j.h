@@ -79,8 +79,9 @@ int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const ui
                                 uint64_t len, uint64_t *mismatch);
 
 /* Codes of dgen4j_generator_fill_payload's `finite`: the floating-point type whose values
- * are made finite (docs/FORMATS.md, --finite): where a value's exponent bits are all ones
- * (Inf or NaN), its top exponent bit is cleared; every other byte is the stream's. */
+ * are made finite (docs/FORMATS.md, --finite): the top exponent bit of every value (bit 6 of
+ * its last byte, little-endian) is cleared, so no value is Inf or NaN and all are below 2 in
+ * magnitude; every other bit is the stream's. */
 #define DGEN4J_FINITE_NONE 0
 #define DGEN4J_FINITE_FLOAT16 1
 #define DGEN4J_FINITE_BFLOAT16 2
@@ -88,8 +89,7 @@ int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const ui
 #define DGEN4J_FINITE_FLOAT64 4
 
 /* dgen4j_generator_fill, then the values of `finite` made finite (buf[0] being byte `phase`,
- * below the element size, of its element; elements cut by either end are completed from
- * the stream), then, when crc is not NULL, *crc (the CRC-32 of what came before, 0 to
+ * below the element size, of its element), then, when crc is not NULL, *crc (the CRC-32 of what came before, 0 to
  * start; zip's CRC-32, not CRC-32C) continued over the bytes written, like zlib's crc32.
  * The generator's threads fill, mask and sum each cache-sized block in one pass (the bytes
  * are summed while in cache), and their pieces' CRCs are combined. */

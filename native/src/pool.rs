@@ -521,8 +521,7 @@ fn payload_piece(
     }
     let level = simd::Dispatch::get().level;
     let size = finite.map_or(1, Finite::size);
-    // Blocks after the first start on element boundaries, so that only the ends of the piece
-    // can cut an element.
+    // Blocks after the first start on element boundaries.
     let head = (size - phase) % size;
     let mut crc = 0u32;
     let mut at = 0usize;
@@ -532,14 +531,7 @@ fn payload_piece(
         let block = &mut buf[at..at + n];
         layout::fill_with(spec, pos, block, level, false)?;
         if let Some(kind) = finite {
-            let p = if at == 0 { phase } else { 0 };
-            let mut err = Ok(());
-            crate::finite::apply(kind, pos, p, block, |start, element| {
-                if let Err(e) = layout::fill_with(spec, start, element, level, false) {
-                    err = Err(e);
-                }
-            });
-            err?;
+            crate::finite::apply(kind, if at == 0 { phase } else { 0 }, block);
         }
         if with_crc {
             crc = crc32::update(crc, block);
@@ -580,7 +572,7 @@ mod tests {
                 let phase = (offset % size as u64) as usize;
                 let mut masked = want.clone();
                 if let Some(k) = kind {
-                    finite::apply(k, offset, phase, &mut masked, |at, e| layout::fill(&spec, at, e).unwrap());
+                    finite::apply(k, phase, &mut masked);
                 }
                 for p in [&pool, &single] {
                     let mut got = vec![0xA5u8; len];

@@ -286,10 +286,11 @@ public final class StreamingCheckpoint {
             return filler;
         }
         LayoutWriter writer = layout.writer();
+        LayoutWriter.Source payloads = filler.payloads();
         return new DataSource.Filler() {
             @Override
             public void fill(MemorySegment dst, long offset) {
-                writer.fill(dst, offset, filler::fill);
+                writer.fill(dst, offset, payloads);
             }
 
             @Override
