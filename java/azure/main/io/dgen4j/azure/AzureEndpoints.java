@@ -260,7 +260,7 @@ final class AzureEndpoints {
                 String.join("; ", each))));
     }
 
-    /** Whether {@code t} is the endpoint's fault (no answer, or a 5xx after the SDK's tries), not the store's verdict. */
+    /** Whether {@code t} is the endpoint's fault (no answer, or a 5xx after the SDK's tries), not the store's. */
     static boolean endpointFault(Throwable t) {
         if (t instanceof HttpResponseException h) {
             return h.getResponse() != null && h.getResponse().getStatusCode() >= 500;

@@ -193,7 +193,8 @@ public final class AzureSettings {
     private static String identity(URI u) {
         String path = u.getRawPath() == null ? "" : u.getRawPath().replaceAll("/+$", "");
         int port = u.getPort() != -1 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
-        return u.getScheme().toLowerCase(Locale.ROOT) + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port + path;
+        return u.getScheme().toLowerCase(Locale.ROOT) + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port
+                + path;
     }
 
     private static List<URI> concat(List<URI> a, List<URI> b) {

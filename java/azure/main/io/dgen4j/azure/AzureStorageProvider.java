@@ -135,7 +135,7 @@ public final class AzureStorageProvider implements StorageProvider {
         return endpoints(s, where).call("delete", true, 0, b -> Boolean.TRUE.equals(b.deleteIfExists().block()));
     }
 
-    /** Forgets the clients (their connections are the shared Netty pool's, closed with the process) and endpoint health. */
+    /** Forgets the clients (their connections are the shared Netty pool's, closed with the process) and health. */
     @Override
     public void close() {
         clients.clear();
