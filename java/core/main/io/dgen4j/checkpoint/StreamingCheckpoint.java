@@ -187,10 +187,11 @@ public final class StreamingCheckpoint {
     /**
      * Saves a checkpoint laid out by {@code layout} (a {@code torch} file: docs/FORMATS.md) to
      * {@code target}: its payloads are the stream of {@link Layout#payloadBytes()} bytes, filled in
-     * place, its framing computed, in the memory of a raw save. A raw layout saves the stream alone.
+     * place, its framing computed, in the memory of a raw save. A raw layout saves the stream alone
+     * (with its floating-point values made finite, and its tensors in the manifest, when it says so).
      */
     public SaveResult save(StorageTarget target, Layout layout) throws IOException {
-        if (layout.format() == Layout.Format.RAW) {
+        if (layout.format() == Layout.Format.RAW && !layout.finite()) {
             return save(target, layout.payloadBytes());
         }
         requireABufferBeyondTheWriters();
@@ -286,10 +287,11 @@ public final class StreamingCheckpoint {
             return filler;
         }
         LayoutWriter writer = layout.writer();
+        LayoutWriter.Source payloads = filler.payloads();
         return new DataSource.Filler() {
             @Override
             public void fill(MemorySegment dst, long offset) {
-                writer.fill(dst, offset, filler::fill);
+                writer.fill(dst, offset, payloads);
             }
 
             @Override
