@@ -26,6 +26,14 @@ public final class Layout {
             return name().toLowerCase(Locale.ROOT);
         }
 
+        /**
+         * Whether {@code --finite} is on when not given: off for raw and torch, whose payloads are
+         * the stream's bytes as they are unless asked ({@link Finite}).
+         */
+        public boolean finiteByDefault() {
+            return false;
+        }
+
         /** Parses raw or torch. */
         public static Format parse(String s) {
             String t = s == null ? "" : s.strip().toLowerCase(Locale.ROOT);
@@ -56,6 +64,7 @@ public final class Layout {
     private final List<Tensor> fileOrder;
     private final List<String> memberNames;
     private final boolean crc;
+    private final boolean finite;
     private final int alignment;
     private final long size;
     private final long payloadBytes;
@@ -70,6 +79,7 @@ public final class Layout {
         this.fileOrder = List.copyOf(fileOrder);
         this.memberNames = List.copyOf(memberNames);
         this.crc = crc;
+        this.finite = false;
         this.alignment = alignment;
         this.segments = segments.toArray(Segment[]::new);
         this.starts = new long[this.segments.length];
@@ -89,6 +99,41 @@ public final class Layout {
         this.size = at;
         this.payloadBytes = payload;
         this.crcFields = crcFields.toArray(CrcField[]::new);
+    }
+
+    /** {@code base} with {@code finite} floating-point values or not. */
+    private Layout(Layout base, boolean finite) {
+        this.format = base.format;
+        this.tensors = base.tensors;
+        this.fileOrder = base.fileOrder;
+        this.memberNames = base.memberNames;
+        this.crc = base.crc;
+        this.finite = finite;
+        this.alignment = base.alignment;
+        this.segments = base.segments;
+        this.starts = base.starts;
+        this.size = base.size;
+        this.payloadBytes = base.payloadBytes;
+        this.crcFields = base.crcFields;
+    }
+
+    /**
+     * This layout with the values of its floating-point tensors made finite or not ({@code --finite},
+     * {@link Finite}): the same framing and offsets, payload bytes masked as they are generated.
+     */
+    public Layout withFinite(boolean on) {
+        return on == finite ? this : new Layout(this, on);
+    }
+
+    /** Whether the floating-point tensors' values are made finite ({@link Finite}). */
+    public boolean finite() {
+        return finite;
+    }
+
+    /** The dtype whose values {@link Finite} masks in the payload of tensor {@code i} (file order), or null. */
+    DType finiteType(int i) {
+        DType d = fileOrder.get(i).dtype();
+        return finite && Finite.applies(d) ? d : null;
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
-/** The checkpoint format options of save: --format, --tensors, --model, --crc, --alignment. */
+/** The checkpoint format options of save: --format, --tensors, --model, --crc, --alignment, --finite. */
 public final class FormatOptions {
     @Option(names = "--format", defaultValue = "raw",
             description = "raw (the stream alone; default) or torch (torch.save's zip, loadable by torch.load; needs"
@@ -31,6 +31,12 @@ public final class FormatOptions {
             description = "crc32 (default: each tensor's CRC-32 computed as it is generated) or none (zeros, for"
                     + " speed runs; zip readers that check CRCs then refuse the file).")
     String crc;
+
+    @Option(names = "--finite", negatable = true,
+            description = "Make every float16/bfloat16/float32/float64 value finite: the top exponent bit of each value"
+                    + " is cleared (no Inf or NaN; every value below 2 in magnitude). Default: off for raw and torch"
+                    + " (the stream's bytes as they are). Needs --tensors or --model. See docs/FORMATS.md.")
+    Boolean finite;
 
     @Option(names = "--alignment", defaultValue = "64",
             description = "Where each torch record's data starts: a multiple of 64 (default) or 4096.")
@@ -56,6 +62,10 @@ public final class FormatOptions {
             throw new IllegalArgumentException("--crc must be crc32 or none, got " + crc);
         }
         if (f == Layout.Format.RAW && tensors == null && model == null) {
+            if (Boolean.TRUE.equals(finite)) {
+                throw new IllegalArgumentException("--finite needs --tensors or --model: their dtypes say which bytes"
+                        + " are floating-point values");
+            }
             if (size == null) {
                 throw new IllegalArgumentException("--size is needed (or --format torch with --tensors or --model)");
             }
@@ -79,6 +89,7 @@ public final class FormatOptions {
                 throw new UncheckedIOException("--tensors " + tensors + ": " + e.getMessage(), e);
             }
         }
-        return Optional.of(Layout.of(f, list, crc.equals("crc32"), alignment));
+        return Optional.of(Layout.of(f, list, crc.equals("crc32"), alignment)
+                .withFinite(finite != null ? finite : f.finiteByDefault()));
     }
 }
