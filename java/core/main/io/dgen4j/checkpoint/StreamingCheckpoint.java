@@ -334,6 +334,31 @@ public final class StreamingCheckpoint {
                 storageOptions));
     }
 
+    /** What {@link #read} runs on an open reader. */
+    @FunctionalInterface
+    public interface ReaderTask<T> {
+        /** Reads what it needs from {@code reader} (offsets and buffers as {@link StorageReader#read} asks). */
+        T run(StorageReader reader) throws IOException;
+    }
+
+    /**
+     * Opens {@code target} with this checkpoint's backend, session and options and runs {@code task} on its
+     * reader, closed after: for a caller that reads parts of an object itself (inspect reads a torch file's end
+     * records, central directory and pickle with a few ranged GETs) rather than loading it whole.
+     *
+     * @throws CheckpointException when {@code target} does not exist
+     */
+    public <T> T read(StorageTarget target, ReaderTask<T> task) throws IOException {
+        try (Session session = session();
+             StorageReader reader = session.forTarget(target, backend)
+                     .openReader(new ReadRequest(target, 1, storageOptions))) {
+            return task.run(reader);
+        } catch (NoSuchFileException e) {
+            throw new CheckpointException(String.format("checkpoint %s does not exist%s", target,
+                    e.getReason() == null || e.getReason().startsWith("no such") ? "" : ": " + e.getReason()), -1, e);
+        }
+    }
+
     /**
      * Loads {@code target} with parallel positional reads into pooled buffers. The spec comes from
      * the manifest that describes the file found under the target's name (the previous one, while
