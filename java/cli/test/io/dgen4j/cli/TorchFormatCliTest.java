@@ -342,6 +342,10 @@ class TorchFormatCliTest {
         CliTest.Result l = CliTest.run("load", fin.toString(), "--verify", "--chunk", "64KiB");
         assertEquals(0, l.code(), l.err());
         assertTrue(l.out().contains("every byte verified"), l.out());
+        CliTest.Result ins = CliTest.run("inspect", fin.toString());
+        assertTrue(ins.out().contains("floating-point values made finite (--finite)"), ins.out() + ins.err());
+        assertTrue(CliTest.run("inspect", fin.toString(), "--json").out().contains("\"finite\":true"));
+        assertFalse(CliTest.run("inspect", raw.toString()).out().contains("finite"));
         // a --finite manifest beside a file without it: verify finds the first masked byte
         Files.copy(raw, fin, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         l = CliTest.run("load", fin.toString(), "--verify", "--chunk", "64KiB");

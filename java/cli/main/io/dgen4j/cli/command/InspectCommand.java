@@ -71,12 +71,16 @@ public final class InspectCommand implements Callable<Integer> {
         StorageTarget where = StorageTarget.parse(target); // a malformed target is a usage error, before any request
         Listing l = where.isFile() ? file(where.path()) : object(where);
         String name = where.isFile() ? where.path().toString() : where.toString();
+        boolean finite = where.isFile() && madeFinite(where.path());
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("file", name);
             doc.put("format", l.format());
             doc.put("size", l.size());
             doc.put("tensors", l.rows());
+            if (finite) { // only then: other listings keep their keys
+                doc.put("finite", true);
+            }
             if (l.gets() != null) {
                 doc.put("gets", l.gets().gets);
                 doc.put("bytesRead", l.gets().bytes);
@@ -85,9 +89,10 @@ public final class InspectCommand implements Callable<Integer> {
         } else {
             long bytes = l.rows().stream().mapToLong(r -> (Long) r.get("bytes")).sum();
             out.printf("%s: %s, %d tensor%s, %d bytes of tensors in %d bytes%s%n", name, l.format(), l.rows().size(),
-                    l.rows().size() == 1 ? "" : "s", bytes, l.size(), l.gets() == null ? ""
+                    l.rows().size() == 1 ? "" : "s", bytes, l.size(), (l.gets() == null ? ""
                             : String.format(" (%d ranged GET%s, %d bytes read)", l.gets().gets,
-                                    l.gets().gets == 1 ? "" : "s", l.gets().bytes));
+                                    l.gets().gets == 1 ? "" : "s", l.gets().bytes))
+                            + (finite ? ", floating-point values made finite (--finite)" : ""));
             int w = Math.max(4, l.rows().stream().mapToInt(r -> ((String) r.get("name")).length()).max().orElse(4));
             out.printf("  %-" + w + "s  %-8s  %-20s  %14s  %14s%n", "name", "dtype", "shape", "offset", "bytes");
             for (Map<String, Object> r : l.rows()) {
@@ -179,6 +184,22 @@ public final class InspectCommand implements Callable<Integer> {
         row.put("bytes", m.spec().size());
         row.put("member", "");
         return List.of(row);
+    }
+
+    /**
+     * Whether the manifest beside {@code file}, if any, says its floating-point values were made
+     * finite; a torch file is listed from its own bytes, so a sidecar it cannot read only says no.
+     */
+    private static boolean madeFinite(Path file) {
+        if (!Files.exists(file.resolveSibling(file.getFileName() + ".manifest.json"))) {
+            return false;
+        }
+        try {
+            Manifest m = rawManifest(file);
+            return m.layout() != null && m.layout().finite();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The manifest beside a raw checkpoint (its sidecar {@code FILE.manifest.json}). */
