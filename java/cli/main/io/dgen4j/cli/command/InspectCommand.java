@@ -2,6 +2,7 @@ package io.dgen4j.cli.command;
 
 import io.dgen4j.checkpoint.Manifest;
 import io.dgen4j.cli.option.FilePath;
+import io.dgen4j.format.Safetensors;
 import io.dgen4j.format.TorchReader;
 import io.dgen4j.json.JsonReader;
 import io.dgen4j.json.JsonWriter;
@@ -29,7 +30,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = {"List a checkpoint's tensors: name, dtype, shape, file offset and bytes.",
                 "A torch.save file (ours or torch's own) is read as torch.load reads it: end records, central"
-                        + " directory, data.pkl; a raw checkpoint is described by its manifest."})
+                        + " directory, data.pkl; a safetensors file from its header; a raw checkpoint is described"
+                        + " by its manifest."})
 public final class InspectCommand implements Callable<Integer> {
     @Spec
     CommandSpec command;
@@ -56,23 +58,19 @@ public final class InspectCommand implements Callable<Integer> {
                     }
                 }
             };
-            byte[] first = new byte[(int) Math.min(4, size)];
+            byte[] first = new byte[(int) Math.min(9, size)];
             in.readFully(0, first);
-            if (TorchReader.isZip(first)) {
+            if (Safetensors.looksLike(first, size)) {
+                format = "safetensors";
+                Safetensors.Header h = Safetensors.read(in, size, file.toString());
+                for (Safetensors.Entry e : h.entries()) {
+                    rows.add(row(e.name(), e.dtype().label(), e.shape(), h.dataStart() + e.begin(), e.bytes(),
+                            Safetensors.dtypeName(e.dtype())));
+                }
+            } else if (TorchReader.isZip(first)) {
                 format = "torch";
                 for (TorchReader.Entry e : TorchReader.tensors(in, size, file.toString())) {
-                    Map<String, Object> row = new LinkedHashMap<>();
-                    row.put("name", e.name());
-                    row.put("dtype", e.dtype().label());
-                    List<Object> shape = new ArrayList<>();
-                    for (long d : e.shape()) {
-                        shape.add(d);
-                    }
-                    row.put("shape", shape);
-                    row.put("offset", e.offset());
-                    row.put("bytes", e.bytes());
-                    row.put("member", e.member());
-                    rows.add(row);
+                    rows.add(row(e.name(), e.dtype().label(), e.shape(), e.offset(), e.bytes(), e.member()));
                 }
             } else {
                 format = "raw";
@@ -111,11 +109,28 @@ public final class InspectCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** One tensor's row; {@code member} is the torch record, or the safetensors dtype. */
+    private static Map<String, Object> row(String name, String dtype, long[] dims, long offset, long bytes,
+                                           String member) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("name", name);
+        row.put("dtype", dtype);
+        List<Object> shape = new ArrayList<>();
+        for (long d : dims) {
+            shape.add(d);
+        }
+        row.put("shape", shape);
+        row.put("offset", offset);
+        row.put("bytes", bytes);
+        row.put("member", member);
+        return row;
+    }
+
     /** The manifest beside a raw checkpoint (its sidecar {@code FILE.manifest.json}). */
     private Manifest rawManifest() throws IOException {
         Path sidecar = file.resolveSibling(file.getFileName() + ".manifest.json");
         if (!Files.exists(sidecar)) {
-            throw new IOException(file + " is neither a torch.save file nor a dgen4j checkpoint with a manifest ("
+            throw new IOException(file + " is neither a torch.save nor a safetensors file, nor a dgen4j checkpoint with a manifest ("
                     + sidecar + " does not exist)");
         }
         Object doc;

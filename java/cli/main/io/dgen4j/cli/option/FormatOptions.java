@@ -14,8 +14,9 @@ import picocli.CommandLine.Option;
 /** The checkpoint format options of save: --format, --tensors, --model, --crc, --alignment. */
 public final class FormatOptions {
     @Option(names = "--format", defaultValue = "raw",
-            description = "raw (the stream alone; default) or torch (torch.save's zip, loadable by torch.load; needs"
-                    + " --tensors or --model). See docs/FORMATS.md.")
+            description = "raw (the stream alone; default), torch (torch.save's zip, loadable by torch.load) or"
+                    + " safetensors (Hugging Face's); torch and safetensors need --tensors or --model. See"
+                    + " docs/FORMATS.md.")
     String format;
 
     @Option(names = "--tensors", paramLabel = "FILE", converter = FilePath.class,
@@ -32,9 +33,10 @@ public final class FormatOptions {
                     + " speed runs; zip readers that check CRCs then refuse the file).")
     String crc;
 
-    @Option(names = "--alignment", defaultValue = "64",
-            description = "Where each torch record's data starts: a multiple of 64 (default) or 4096.")
-    int alignment;
+    @Option(names = "--alignment",
+            description = "Where each torch record's data starts: a multiple of 64 (default) or 4096; where a"
+                    + " safetensors file's data starts: a multiple of 8 (default) or 4096.")
+    Integer alignment;
 
     /** Whether a format other than raw, or a tensor list, was asked for. */
     public boolean laidOut() {
@@ -57,7 +59,7 @@ public final class FormatOptions {
         }
         if (f == Layout.Format.RAW && tensors == null && model == null) {
             if (size == null) {
-                throw new IllegalArgumentException("--size is needed (or --format torch with --tensors or --model)");
+                throw new IllegalArgumentException("--size is needed (or --format torch or safetensors with --tensors or --model)");
             }
             return Optional.empty();
         }
@@ -79,6 +81,7 @@ public final class FormatOptions {
                 throw new UncheckedIOException("--tensors " + tensors + ": " + e.getMessage(), e);
             }
         }
-        return Optional.of(Layout.of(f, list, crc.equals("crc32"), alignment));
+        int align = alignment != null ? alignment : f == Layout.Format.SAFETENSORS ? 8 : 64;
+        return Optional.of(Layout.of(f, list, crc.equals("crc32"), align));
     }
 }
