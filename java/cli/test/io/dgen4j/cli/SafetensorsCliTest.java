@@ -159,6 +159,31 @@ class SafetensorsCliTest {
         assertTrue(c.startsWith("1\n") && c.contains("data region ends at byte"), c);
     }
 
+    /** A config.json model of 100 small layers: 903 tensors, a tensor list of tens of KiB in the manifest. */
+    @Test
+    void aHuggingFaceConfigGivesLlamaNamesAndShapes() throws Exception {
+        Path config = Files.writeString(dir.resolve("config.json"), """
+                {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 32,
+                 "intermediate_size": 48, "num_hidden_layers": 100, "num_attention_heads": 4,
+                 "num_key_value_heads": 2, "vocab_size": 50, "tie_word_embeddings": false, "torch_dtype": "bfloat16"}
+                """);
+        Path f = dir.resolve("llama.safetensors");
+        CliTest.Result s = CliTest.run("save", f.toString(), "--format", "safetensors", "--model", config.toString(),
+                "--seed", "3");
+        assertEquals(0, s.code(), s.err());
+        String out = python(f.toString());
+        assertTrue(out.startsWith("0\n") && out.contains("903 tensors"), out);
+        CliTest.Result i = CliTest.run("inspect", f.toString());
+        assertTrue(i.out().matches("(?s).*model\\.layers\\.99\\.self_attn\\.k_proj\\.weight +bfloat16 +\\[16,32\\].*")
+                && i.out().contains("lm_head.weight") && i.out().contains("model.layers.0.post_attention_layernorm"
+                + ".weight"), i.out());
+        assertEquals(0, CliTest.run("load", f.toString(), "--verify").code());
+        CliTest.Result bad = CliTest.run("save", dir.resolve("x.safetensors").toString(), "--format", "safetensors",
+                "--model", dir.resolve("none.json").toString());
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().contains("none.json: no such file") && bad.err().strip().lines().count() == 1, bad.err());
+    }
+
     private static String header(Path f) throws Exception {
         byte[] b = Files.readAllBytes(f);
         long n = java.nio.ByteBuffer.wrap(b, 0, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();

@@ -1,6 +1,7 @@
 package io.dgen4j.cli.option;
 
 import io.dgen4j.format.Layout;
+import io.dgen4j.format.LlamaModel;
 import io.dgen4j.format.Tensor;
 import io.dgen4j.format.TensorList;
 import java.io.IOException;
@@ -24,8 +25,10 @@ public final class FormatOptions {
                     + " 'model/layers.0.weight bfloat16 [4096,4096]'.")
     Path tensors;
 
-    @Option(names = "--model", description = "A built-in tensor list instead of --tensors: tiny (about 1MiB) or"
-            + " mlp-1b (2GiB of bfloat16).")
+    @Option(names = "--model", paramLabel = "NAME|CONFIG",
+            description = "A built-in tensor list instead of --tensors: tiny (about 1MiB), mlp-1b (2GiB of bfloat16),"
+                    + " llama3-8b, llama3-70b, llama3-405b (Hugging Face names and shapes); or a Hugging Face"
+                    + " config.json of a LLaMA-family model.")
     String model;
 
     @Option(names = "--crc", defaultValue = "crc32",
@@ -37,6 +40,24 @@ public final class FormatOptions {
             description = "Where each torch record's data starts: a multiple of 64 (default) or 4096; where a"
                     + " safetensors file's data starts: a multiple of 8 (default) or 4096.")
     Integer alignment;
+
+    /** The LLaMA model of {@code --model} (a built-in llama name or a config.json), or empty. */
+    public Optional<LlamaModel> llama() {
+        if (model == null) {
+            return Optional.empty();
+        }
+        if (LlamaModel.isBuiltIn(model)) {
+            return Optional.of(LlamaModel.builtIn(model));
+        }
+        if (!model.endsWith(".json") && !model.contains("/")) {
+            return Optional.empty(); // a built-in name, or a wrong one that TensorList names
+        }
+        try {
+            return Optional.of(LlamaModel.read(Path.of(model)));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--model " + e.getMessage(), e);
+        }
+    }
 
     /** Whether a format other than raw, or a tensor list, was asked for. */
     public boolean laidOut() {
@@ -71,7 +92,7 @@ public final class FormatOptions {
         }
         List<Tensor> list;
         if (model != null) {
-            list = TensorList.model(model);
+            list = llama().map(LlamaModel::tensors).orElseGet(() -> TensorList.model(model));
         } else {
             try {
                 list = TensorList.read(tensors);
