@@ -177,6 +177,7 @@ def main(argv):
     stream, alignment, packages = a.stream, a.alignment, a.packages
     args = [a.path]
     target = args[0]
+    need(os.path.exists(target), "%s does not exist" % target)
     if os.path.isdir(target):
         index, files = check_index(target)
         paths = [os.path.join(target, f) for f in files]

@@ -184,6 +184,35 @@ class SafetensorsCliTest {
         assertTrue(bad.err().contains("none.json: no such file") && bad.err().strip().lines().count() == 1, bad.err());
     }
 
+    /** Shards to a directory: the index and config.json beside them, every rule and the index checked by the parser. */
+    @Test
+    void shardsIndexAndConfigInADirectory() throws Exception {
+        Path config = Files.writeString(dir.resolve("config.json"), """
+                {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 4, "num_attention_heads": 4,
+                 "num_key_value_heads": 2, "vocab_size": 100, "torch_dtype": "bfloat16", "model_type": "llama"}
+                """);
+        Path out = dir.resolve("model");
+        CliTest.Result s = CliTest.run("save", out + "/", "--format", "safetensors", "--model", config.toString(),
+                "--max-shard-size", "6000B", "--seed", "21", "--json");
+        assertEquals(0, s.code(), s.err());
+        // the embedding (6400 bytes) is larger than a shard: it has one of its own; lm_head too
+        String idx = Files.readString(out.resolve("model.safetensors.index.json"));
+        assertTrue(idx.startsWith("{\n  \"metadata\": {\n    \"total_size\": ") && idx.endsWith("}\n")
+                && idx.contains("\"model.embed_tokens.weight\": \"model-00001-of-") && idx.contains(
+                "\"model.layers.0.self_attn.q_proj.weight\": \"model-00002-of-"), idx);
+        String c = python(out.toString(), "--packages");
+        assertTrue(c.startsWith("0\n") && c.contains("rules hold: ") && c.contains(" 39 tensors"), c);
+        assertTrue(c.contains("transformers: LlamaConfig read") || c.contains("skipped: the transformers package"), c);
+        CliTest.Result i = CliTest.run("inspect", out.toString(), "--json");
+        assertEquals(0, i.code(), i.err());
+        assertTrue(i.out().contains("\"member\":\"model-00001-of-") && i.out().contains("\"name\":\"lm_head.weight\""),
+                i.out());
+        CliTest.Result v = CliTest.run("load", out.toString(), "--verify", "--json");
+        assertEquals(0, v.code(), v.err());
+        assertTrue(v.out().contains("\"verified\":true"), v.out());
+        assertTrue(Files.readString(out.resolve("config.json")).contains("\"num_key_value_heads\": 2,"));
+    }
+
     private static String header(Path f) throws Exception {
         byte[] b = Files.readAllBytes(f);
         long n = java.nio.ByteBuffer.wrap(b, 0, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();

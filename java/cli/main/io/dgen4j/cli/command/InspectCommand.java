@@ -3,6 +3,7 @@ package io.dgen4j.cli.command;
 import io.dgen4j.checkpoint.Manifest;
 import io.dgen4j.cli.option.FilePath;
 import io.dgen4j.format.Safetensors;
+import io.dgen4j.format.SafetensorsShards;
 import io.dgen4j.format.TorchReader;
 import io.dgen4j.json.JsonReader;
 import io.dgen4j.json.JsonWriter;
@@ -48,7 +49,10 @@ public final class InspectCommand implements Callable<Integer> {
         List<Map<String, Object>> rows = new ArrayList<>();
         String format;
         long size;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        if (Files.isDirectory(file)) { // safetensors shards: the index names the files, each lists its tensors
+            format = "safetensors";
+            size = shards(rows);
+        } else try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             size = ch.size();
             TorchReader.ReadAt in = (offset, dst) -> {
                 ByteBuffer b = ByteBuffer.wrap(dst);
@@ -107,6 +111,53 @@ public final class InspectCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /** The tensors of the shards {@code model.safetensors.index.json} names, each row's member its file; the files' bytes. */
+    private long shards(List<Map<String, Object>> rows) throws IOException {
+        Path index = file.resolve(SafetensorsShards.INDEX);
+        if (!Files.exists(index)) {
+            throw new IOException(file + " is a directory without " + SafetensorsShards.INDEX);
+        }
+        Object doc;
+        try {
+            doc = JsonReader.parse(Files.readAllBytes(index));
+        } catch (JsonReader.SyntaxException e) {
+            throw new IOException(index + " is not valid JSON: " + e.getMessage(), e);
+        }
+        if (!(doc instanceof Map<?, ?> top) || !(top.get("weight_map") instanceof Map<?, ?> map)) {
+            throw new IOException(index + " has no weight_map object");
+        }
+        long size = 0;
+        for (Object name : new java.util.TreeSet<>(map.values().stream().map(String::valueOf).toList())) {
+            Path shard = file.resolve((String) name);
+            try (FileChannel ch = FileChannel.open(shard, StandardOpenOption.READ)) {
+                TorchReader.ReadAt in = (offset, dst) -> {
+                    ByteBuffer b = ByteBuffer.wrap(dst);
+                    while (b.hasRemaining()) {
+                        if (ch.read(b, offset + b.position()) < 0) {
+                            throw new EOFException(shard + " ends at byte " + (offset + b.position()));
+                        }
+                    }
+                };
+                Safetensors.Header h = Safetensors.read(in, ch.size(), shard.toString());
+                for (Safetensors.Entry e : h.entries()) {
+                    if (!name.equals(map.get(e.name()))) {
+                        throw new IOException(shard + " holds tensor " + e.name() + ", which " + index + " places in "
+                                + map.get(e.name()));
+                    }
+                    rows.add(row(e.name(), e.dtype().label(), e.shape(), h.dataStart() + e.begin(), e.bytes(),
+                            (String) name));
+                }
+                size += ch.size();
+            } catch (NoSuchFileException e) {
+                throw new IOException(index + " names " + name + ", which does not exist", e);
+            }
+        }
+        if (rows.size() != map.size()) {
+            throw new IOException(index + " names " + map.size() + " tensors, its shards hold " + rows.size());
+        }
+        return size;
     }
 
     /** One tensor's row; {@code member} is the torch record, or the safetensors dtype. */

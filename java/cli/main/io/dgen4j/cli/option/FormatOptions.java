@@ -41,6 +41,22 @@ public final class FormatOptions {
                     + " safetensors file's data starts: a multiple of 8 (default) or 4096.")
     Integer alignment;
 
+    @Option(names = "--max-shard-size", paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "safetensors to a directory (TARGET an existing directory or ending in '/'): shards cut in"
+                    + " tensor order at this many bytes (default 5GB; a larger tensor gets its own shard), with"
+                    + " model.safetensors.index.json and, for a LLaMA model, config.json.")
+    Long maxShardSize;
+
+    /** {@code --max-shard-size}, or null when not given. */
+    public Long maxShardSize() {
+        return maxShardSize;
+    }
+
+    /** Whether {@code --format safetensors} was asked for. */
+    public boolean safetensors() {
+        return Layout.Format.parse(format) == Layout.Format.SAFETENSORS;
+    }
+
     /** The LLaMA model of {@code --model} (a built-in llama name or a config.json), or empty. */
     public Optional<LlamaModel> llama() {
         if (model == null) {
