@@ -78,6 +78,32 @@ int32_t dgen4j_generator_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *b
 int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf,
                                 uint64_t len, uint64_t *mismatch);
 
+/* Codes of dgen4j_generator_fill_payload's `finite`: the floating-point type whose values
+ * are made finite (docs/FORMATS.md, --finite): the top exponent bit of every value (bit 6 of
+ * its last byte, little-endian) is cleared, so no value is Inf or NaN and all are below 2 in
+ * magnitude; every other bit is the stream's. */
+#define DGEN4J_FINITE_NONE 0
+#define DGEN4J_FINITE_FLOAT16 1
+#define DGEN4J_FINITE_BFLOAT16 2
+#define DGEN4J_FINITE_FLOAT32 3
+#define DGEN4J_FINITE_FLOAT64 4
+
+/* dgen4j_generator_fill, then the values of `finite` made finite (buf[0] being byte `phase`,
+ * below the element size, of its element), then, when crc is not NULL, *crc (the CRC-32 of what came before, 0 to
+ * start; zip's CRC-32, not CRC-32C) continued over the bytes written, like zlib's crc32.
+ * The generator's threads fill, mask and sum each cache-sized block in one pass (the bytes
+ * are summed while in cache), and their pieces' CRCs are combined. */
+int32_t dgen4j_generator_fill_payload(dgen4j_generator *gen, uint64_t offset, uint8_t *buf,
+                                      uint64_t len, uint32_t finite, uint32_t phase,
+                                      uint32_t *crc);
+
+/* The CRC-32 (zip's) of buf[0, len) continued from crc (0 to start), like zlib's crc32:
+ * carry-less multiply folding where the CPU has PCLMULQDQ, else tables. */
+uint32_t dgen4j_crc32(uint32_t crc, const uint8_t *buf, uint64_t len);
+
+/* The CRC-32 of A followed by B from A's CRC, B's CRC and B's length (zlib's crc32_combine). */
+uint32_t dgen4j_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+
 /* ---- file I/O ---- */
 
 /* Flags of dgen4j_file_open. */

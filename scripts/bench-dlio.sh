@@ -4,6 +4,7 @@
 # the throughput ratio (goal >= 0.95) and both peak RSS figures. Not a test: it asserts nothing.
 # The rank: DLIO's subset mode with one rank of `data` data-parallel ranks (for llama3 8B at 8 ranks,
 # ZeRO 3: rank 0's model and optimizer files, 13.09 GiB, 1/8 of the checkpoint).
+# With framework pytorch the dlio files are torch.save's by default; the save writes as many bytes raw.
 # Usage: scripts/bench-dlio.sh DIR [CONFIG=configs/dlio/llama3_8b.yaml] [DATA=8] [ROUNDS=3]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"

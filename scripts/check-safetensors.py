@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks safetensors files against the format's rules, independently of dgen4j's own code.
 
-Usage: check-safetensors.py PATH [--stream FILE] [--alignment 8|4096] [--packages]
+Usage: check-safetensors.py PATH [--stream FILE] [--alignment 8|4096] [--finite] [--packages]
 
 PATH is one .safetensors file, or a directory holding model.safetensors.index.json and its shards.
 Python's standard library only. Every rule is asserted; the first broken one is printed as
@@ -22,6 +22,8 @@ Python's standard library only. Every rule is asserted; the first broken one is 
 --stream FILE (the output of `dgen4j generate` with the save's seed and the tensors' bytes): the
 bytes of every tensor of a file of at most 64 MiB of tensors, else the first MiB of its first, a
 middle and its last tensor, equal the stream's bytes where they fall in it (the data regions one after another).
+--finite: every float value (F16, BF16, F32, F64) read is finite, and the stream's bytes are compared
+with the top exponent bit of each float value cleared (dgen4j's --finite, default for safetensors).
 --packages: where the safetensors (and transformers, for a directory) packages are importable,
 load with them too; where not, print that this part was skipped.
 """
@@ -133,7 +135,33 @@ def read_header(path, alignment):
     return n, tensors, meta
 
 
-def compare_stream(path, n, tensors, stream, stream_at):
+FLOATS = {"F16": "e", "F32": "f", "F64": "d", "BF16": None}
+
+
+def check_finite(path, n, tensors):
+    """Every float value read (all of a file of at most 64 MiB of tensors, else each tensor's first MiB) is finite."""
+    import math
+    small = sum(i["data_offsets"][1] - i["data_offsets"][0] for _, i in tensors) <= 64 << 20
+    with open(path, "rb") as f:
+        for name, info in tensors:
+            if info["dtype"] not in FLOATS:
+                continue
+            b, e = info["data_offsets"]
+            f.seek(8 + n + b)
+            data = f.read(e - b if small else min(e - b, 1 << 20))
+            if info["dtype"] == "BF16":  # a bfloat16 is the high half of a float32
+                data = b"".join(b"\0\0" + data[i:i + 2] for i in range(0, len(data), 2))
+                code = "f"
+            else:
+                code = FLOATS[info["dtype"]]
+            size = struct.calcsize(code)
+            values = struct.unpack("<%d%s" % (len(data) // size, code), data)
+            bad = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
+            if bad is not None:
+                raise Fail("%s: tensor %s value %d is %r, not finite" % (path, name, bad, values[bad]))
+
+
+def compare_stream(path, n, tensors, stream, stream_at, finite=False):
     small = sum(i["data_offsets"][1] - i["data_offsets"][0] for _, i in tensors) <= 64 << 20
     picks = tensors if small else [tensors[0], tensors[len(tensors) // 2], tensors[-1]]
     with open(path, "rb") as f, open(stream, "rb") as s:
@@ -143,6 +171,12 @@ def compare_stream(path, n, tensors, stream, stream_at):
             f.seek(8 + n + b)
             s.seek(stream_at + b)
             got, want = f.read(count), s.read(count)
+            if finite and info["dtype"] in FLOATS:  # --finite clears the top exponent bit (0x40 of the last byte)
+                size = DTYPES[info["dtype"]][0]
+                want = bytearray(want)
+                for i in range(size - 1, len(want), size):
+                    want[i] &= 0xBF
+                want = bytes(want)
             need(len(want) == count, "stream %s is shorter than byte %d" % (stream, stream_at + b + count))
             if got != want:
                 raise Fail("%s: tensor %s differs from the stream at its byte %d" % (
@@ -173,8 +207,9 @@ def main(argv):
     parser.add_argument("--stream")
     parser.add_argument("--alignment", type=int, default=8, choices=[8, 4096])
     parser.add_argument("--packages", action="store_true")
+    parser.add_argument("--finite", action="store_true")
     a = parser.parse_args(argv[1:])
-    stream, alignment, packages = a.stream, a.alignment, a.packages
+    stream, alignment, packages, finite = a.stream, a.alignment, a.packages, a.finite
     args = [a.path]
     target = args[0]
     need(os.path.exists(target), "%s does not exist" % target)
@@ -194,7 +229,9 @@ def main(argv):
             seen[name] = os.path.basename(p)
             total += info["data_offsets"][1] - info["data_offsets"][0]
         if stream:
-            compared += compare_stream(p, n, tensors, stream, stream_at)
+            compared += compare_stream(p, n, tensors, stream, stream_at, finite)
+        if finite:
+            check_finite(p, n, tensors)
         stream_at += os.path.getsize(p) - 8 - n
         print("ok %s: %d tensors, header %d bytes, metadata %s" % (p, len(tensors), n, json.dumps(meta)))
     if index is not None:

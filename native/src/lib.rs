@@ -10,8 +10,10 @@
 //! thread (successful calls do not clear it), like `errno`.
 
 pub mod cpu;
+pub mod crc32;
 pub mod direct_io;
 pub mod error;
+pub mod finite;
 pub mod layout;
 pub mod numa;
 pub mod pool;
@@ -39,6 +41,17 @@ pub const DGEN4J_ERR_RESOURCE: i32 = 3;
 pub const DGEN4J_ERR_PANIC: i32 = 4;
 /// The operating system reported an I/O error (file functions).
 pub const DGEN4J_ERR_IO: i32 = 5;
+
+/// `dgen4j_generator_fill_payload` finite codes: no masking, float16, bfloat16, float32, float64.
+pub const DGEN4J_FINITE_NONE: u32 = 0;
+/// float16 values made finite.
+pub const DGEN4J_FINITE_FLOAT16: u32 = 1;
+/// bfloat16 values made finite.
+pub const DGEN4J_FINITE_BFLOAT16: u32 = 2;
+/// float32 values made finite.
+pub const DGEN4J_FINITE_FLOAT32: u32 = 3;
+/// float64 values made finite.
+pub const DGEN4J_FINITE_FLOAT64: u32 = 4;
 
 /// Version of the C contract.
 pub const ABI_VERSION: u32 = 1;
@@ -301,6 +314,81 @@ pub unsafe extern "C" fn dgen4j_generator_verify(
         unsafe { mismatch.write(found.unwrap_or(offset + len)) };
         Ok(())
     })
+}
+
+/// `dgen4j_generator_fill`, then the values of `finite` (a `DGEN4J_FINITE_*` code) made
+/// finite, `buf[0]` being byte `phase` of its element; when `crc` is not NULL, `*crc` (the
+/// CRC-32 of what came before, 0 to start) is continued over the bytes written.
+///
+/// # Safety
+/// As `dgen4j_generator_fill`; `crc` must be NULL or valid for a read and a write of one u32.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_fill_payload(
+    gen: *mut dgen4j_generator,
+    offset: u64,
+    buf: *mut u8,
+    len: u64,
+    finite: u32,
+    phase: u32,
+    crc: *mut u32,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator; fills only
+        // take a shared reference (the pool serialises them internally).
+        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
+            return Err(Error::invalid("gen is NULL"));
+        };
+        let kind = finite::Finite::of_code(finite)
+            .map_err(|c| Error::invalid(format!("finite {c} is not a DGEN4J_FINITE_* code (0 to 4)")))?;
+        let size = kind.map_or(1, finite::Finite::size);
+        if phase as usize >= size {
+            return Err(Error::invalid(format!("phase {phase} is not below the element size {size}")));
+        }
+        gen.spec().check_range(offset, len)?;
+        let Ok(n) = usize::try_from(len) else {
+            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
+        };
+        // SAFETY: a non-null `crc` is, by the contract, valid for a u32 read and write.
+        let before = if crc.is_null() { 0 } else { unsafe { crc.read() } };
+        let sum = if n == 0 {
+            before
+        } else if buf.is_null() {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        } else {
+            // SAFETY: `buf` is non-null and, by the contract, valid and exclusive for `len` bytes.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(buf, n) };
+            let of_bytes = gen.fill_payload(offset, bytes, kind, phase as usize, !crc.is_null())?;
+            crc32::combine(before, of_bytes, len)
+        };
+        if !crc.is_null() {
+            // SAFETY: `crc` is non-null and, by the contract, valid for a u32 write.
+            unsafe { crc.write(sum) };
+        }
+        Ok(())
+    })
+}
+
+/// The CRC-32 (zip's) of `buf[0, len)` continued from `crc` (0 to start), like zlib's crc32.
+/// NULL with len 0 returns `crc`.
+///
+/// # Safety
+/// `buf` must be NULL or valid for reads of `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_crc32(crc: u32, buf: *const u8, len: u64) -> u32 {
+    guarded_value(0, || {
+        let Ok(n) = usize::try_from(len) else { return 0 };
+        if buf.is_null() || n == 0 {
+            return crc;
+        }
+        // SAFETY: `buf` is non-null and, by the contract, readable for `len` bytes.
+        crc32::update(crc, unsafe { std::slice::from_raw_parts(buf, n) })
+    })
+}
+
+/// The CRC-32 of A followed by B from A's CRC, B's CRC and B's length (zlib's crc32_combine).
+#[no_mangle]
+pub extern "C" fn dgen4j_crc32_combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
+    guarded_value(0, || crc32::combine(crc_a, crc_b, len_b))
 }
 
 // ---- file I/O ----------------------------------------------------------------------------

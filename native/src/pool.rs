@@ -28,6 +28,7 @@ use crate::error::{Error, ErrorKind};
 use crate::layout::{self, Spec};
 use crate::numa::{self, Mode, Plan};
 use crate::simd;
+use crate::{crc32, finite::Finite};
 
 /// Most threads a pool may have.
 pub const MAX_THREADS: usize = 4096;
@@ -71,6 +72,8 @@ struct State {
     error: Option<Error>,
     /// The smallest mismatching stream offset found by a verify job's pieces.
     mismatch: Option<u64>,
+    /// The CRC-32 of each piece of a payload job, by piece.
+    crcs: Vec<u32>,
     shutdown: bool,
 }
 
@@ -81,6 +84,10 @@ enum Op {
     Fill { nt: bool },
     /// Compare the bytes with the stream (they are only read).
     Verify,
+    /// Write the stream bytes, make the values of `finite` finite (`phase`: the byte of its
+    /// element that the job's first byte is) and, with `crc`, compute each piece's CRC-32,
+    /// a cache-sized block at a time while it is still in cache.
+    Payload { finite: Option<Finite>, phase: usize, crc: bool },
 }
 
 /// A parallel job: the `len` bytes at `ptr` receive (fill) or are compared with (verify)
@@ -124,14 +131,22 @@ impl Job {
         (start, self.ptr.wrapping_add(at), (end - start) as usize)
     }
 
-    /// Runs piece `k`: fills it, or stores its first mismatch in `mismatch`.
+    /// Runs piece `k`: fills it, or stores its first mismatch in `mismatch`, or its CRC in `crc`.
     ///
     /// # Safety
     /// The caller must have claimed piece `k` (each piece is handed to one thread only),
     /// and the buffer of the job must still be borrowed by the waiting `Pool::run`.
-    unsafe fn run_piece(&self, spec: &Spec, k: usize, mismatch: &mut Option<u64>) -> Result<(), Error> {
+    unsafe fn run_piece(&self, spec: &Spec, k: usize, mismatch: &mut Option<u64>, crc: &mut u32) -> Result<(), Error> {
         let (offset, ptr, len) = self.piece(k);
         match self.op {
+            Op::Payload { finite, phase, crc: with_crc } => {
+                // SAFETY: as for Op::Fill: a disjoint piece of the job's exclusive buffer.
+                let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
+                let size = finite.map_or(1, Finite::size);
+                let phase = (phase + (offset - self.offset) as usize % size) % size;
+                *crc = payload_piece(spec, offset, bytes, finite, phase, with_crc)?;
+                Ok(())
+            }
             Op::Fill { nt } => {
                 // SAFETY: the piece lies inside the job's exclusive buffer; pieces are
                 // disjoint and claimed once, so this is the only live reference to these
@@ -282,9 +297,47 @@ impl Pool {
         self.run(data.as_ptr().cast_mut(), offset, data.len(), Op::Verify)
     }
 
+    /// Writes stream bytes `[offset, offset + buf.len())` into `buf` like [`Pool::fill`], makes
+    /// the values of `finite` finite (`phase`: the byte of its element that `buf[0]` is; see
+    /// [`crate::finite::apply`]) and returns the CRC-32 of the result when `crc` (else 0).
+    /// Each piece is generated, masked and summed a cache-sized block at a time, so the bytes
+    /// are read back from cache, not memory; the pieces' CRCs are combined in order.
+    pub fn fill_payload(
+        &self,
+        offset: u64,
+        buf: &mut [u8],
+        finite: Option<Finite>,
+        phase: usize,
+        crc: bool,
+    ) -> Result<u32, Error> {
+        self.spec.check_range(offset, buf.len() as u64)?;
+        if phase >= finite.map_or(1, Finite::size) {
+            return Err(Error::invalid(format!("phase {phase} is not inside an element of {finite:?}")));
+        }
+        if finite.is_none() && !crc {
+            return self.fill(offset, buf).map(|()| 0);
+        }
+        if self.workers.is_empty() || buf.len() < MIN_PARALLEL_FILL {
+            return payload_piece(&self.spec, offset, buf, finite, phase, crc);
+        }
+        let op = Op::Payload { finite, phase, crc };
+        let len = buf.len();
+        let crcs = self.run_collect(buf.as_mut_ptr(), offset, len, op)?.1;
+        let job = Job { ptr: buf.as_mut_ptr(), offset, len, pieces: crcs.len(), node: None, op };
+        Ok(crcs.iter().enumerate().fold(0, |whole, (k, &c)| {
+            let (start, end) = (job.boundary(k), job.boundary(k + 1));
+            crc32::combine(whole, c, end - start)
+        }))
+    }
+
     /// Publishes a job over the `len` bytes at `ptr` to the workers (and, unpinned, the
     /// calling thread) and waits for every piece; returns the smallest mismatch of a verify.
     fn run(&self, ptr: *mut u8, offset: u64, len: usize, op: Op) -> Result<Option<u64>, Error> {
+        self.run_collect(ptr, offset, len, op).map(|(m, _)| m)
+    }
+
+    /// [`Pool::run`], also returning the CRC of each piece (payload jobs).
+    fn run_collect(&self, ptr: *mut u8, offset: u64, len: usize, op: Op) -> Result<(Option<u64>, Vec<u32>), Error> {
         let pinned = self.plan.pinned;
         // A node-local buffer is filled (or read) by the workers of its node.
         let node = if pinned {
@@ -307,6 +360,8 @@ impl Pool {
             st.outstanding = pieces;
             st.error = None;
             st.mismatch = None;
+            st.crcs.clear();
+            st.crcs.resize(pieces, 0);
         }
         let guard = JobGuard { shared: &self.shared };
         self.shared.work.notify_all();
@@ -323,7 +378,7 @@ impl Pool {
         let mut st = lock(&self.shared.state);
         match st.error.take() {
             Some(e) => Err(e),
-            None => Ok(st.mismatch.take()),
+            None => Ok((st.mismatch.take(), std::mem::take(&mut st.crcs))),
         }
     }
 }
@@ -400,9 +455,11 @@ fn run_pieces<'a>(
         }
         drop(st);
         let mut mismatch = None;
+        let mut crc = 0u32;
         // SAFETY: piece `k` was claimed just above under the lock, by this thread only,
         // and the job is current, so its `Pool::run` waits in `JobGuard` for us.
-        let result = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_piece(spec, k, &mut mismatch) }))
+        let result =
+            panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_piece(spec, k, &mut mismatch, &mut crc) }))
             .unwrap_or_else(|payload| Err(Error::from_panic("fill worker", payload.as_ref())));
         st = lock(&shared.state);
         if let Err(e) = result {
@@ -410,6 +467,9 @@ fn run_pieces<'a>(
         }
         if let Some(m) = mismatch {
             st.mismatch = Some(st.mismatch.map_or(m, |old| old.min(m)));
+        }
+        if let Some(slot) = st.crcs.get_mut(k) {
+            *slot = crc;
         }
         st.outstanding -= 1;
         if st.outstanding == 0 {
@@ -441,6 +501,46 @@ fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8], nt: bool) -> Result<(), 
     layout::fill_with(spec, offset, buf, simd::Dispatch::get().level, nt)
 }
 
+/// Bytes generated, masked and summed at a time: small enough to stay in the first-level
+/// cache between the generator's stores and the CRC's loads.
+const PAYLOAD_BLOCK: usize = 16 << 10;
+
+/// [`Pool::fill_payload`] of one piece on this thread: block by block, generated with
+/// ordinary stores (they are read back at once), masked, summed.
+fn payload_piece(
+    spec: &Spec,
+    offset: u64,
+    buf: &mut [u8],
+    finite: Option<Finite>,
+    phase: usize,
+    with_crc: bool,
+) -> Result<u32, Error> {
+    #[cfg(test)]
+    if spec.seed() == PANIC_SEED && offset == 1 << 20 {
+        panic!("test panic at offset {offset}");
+    }
+    let level = simd::Dispatch::get().level;
+    let size = finite.map_or(1, Finite::size);
+    // Blocks after the first start on element boundaries.
+    let head = (size - phase) % size;
+    let mut crc = 0u32;
+    let mut at = 0usize;
+    while at < buf.len() {
+        let n = if at == 0 { (head + PAYLOAD_BLOCK).min(buf.len()) } else { PAYLOAD_BLOCK.min(buf.len() - at) };
+        let pos = offset + at as u64;
+        let block = &mut buf[at..at + n];
+        layout::fill_with(spec, pos, block, level, false)?;
+        if let Some(kind) = finite {
+            crate::finite::apply(kind, if at == 0 { phase } else { 0 }, block);
+        }
+        if with_crc {
+            crc = crc32::update(crc, block);
+        }
+        at += n;
+    }
+    Ok(crc)
+}
+
 fn verify_piece(spec: &Spec, offset: u64, data: &[u8]) -> Result<Option<u64>, Error> {
     #[cfg(test)]
     if spec.seed() == PANIC_SEED && offset == 1 << 20 {
@@ -457,6 +557,35 @@ mod tests {
         let mut v = vec![0u8; len];
         layout::fill(spec, offset, &mut v).unwrap();
         v
+    }
+
+    #[test]
+    fn payload_fills_mask_and_sum_like_the_parts() {
+        use crate::finite::{self, Finite};
+        let spec = Spec::new(77, 8 << 20, 4096, 1.0, 1.5).unwrap();
+        let pool = Pool::new(spec.clone(), 4).unwrap();
+        let single = Pool::new(spec.clone(), 1).unwrap();
+        for (offset, len) in [(0u64, 3usize << 20), (1, (3 << 20) + 5), (4097, 300_001), (123, 7), (8 << 20, 0)] {
+            let want = reference(&spec, offset, len);
+            for kind in [None, Some(Finite::F16), Some(Finite::Bf16), Some(Finite::F32), Some(Finite::F64)] {
+                let size = kind.map_or(1, Finite::size);
+                let phase = (offset % size as u64) as usize;
+                let mut masked = want.clone();
+                if let Some(k) = kind {
+                    finite::apply(k, phase, &mut masked);
+                }
+                for p in [&pool, &single] {
+                    let mut got = vec![0xA5u8; len];
+                    let crc = p.fill_payload(offset, &mut got, kind, phase, true).unwrap();
+                    assert!(got == masked, "{kind:?} at {offset} len {len}");
+                    assert_eq!(crc, crc32::update_table(0, &masked), "{kind:?} at {offset} len {len}");
+                    let mut plain = vec![0u8; len];
+                    assert_eq!(p.fill_payload(offset, &mut plain, kind, phase, false).unwrap(), 0);
+                    assert!(plain == masked);
+                }
+            }
+        }
+        assert!(pool.fill_payload(0, &mut [0u8; 8], Some(Finite::F32), 4, true).is_err());
     }
 
     #[test]

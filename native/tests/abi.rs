@@ -251,3 +251,72 @@ fn verify_through_the_abi() {
         }
     }
 }
+
+#[test]
+fn payload_fill_and_crc_through_the_abi() {
+    let size = 3u64 << 20;
+    for threads in [1u32, 3] {
+        let (rc, gen) = new_gen(12, size, 4096, 1.0, 1.0, threads);
+        assert_eq!(rc, DGEN4J_OK);
+        let mut plain = vec![0u8; size as usize];
+        let mut got = vec![0u8; size as usize];
+        // SAFETY: the generator is live, the buffers hold the lengths passed, `crc` is writable.
+        unsafe {
+            assert_eq!(dgen4j_generator_fill(gen, 0, plain.as_mut_ptr(), size), DGEN4J_OK);
+            // No masking: the stream's bytes and their CRC, continued across two calls.
+            let mut crc = 0u32;
+            assert_eq!(dgen4j_generator_fill_payload(gen, 0, got.as_mut_ptr(), 1_000_001, 0, 0, &mut crc), DGEN4J_OK);
+            let rest = size - 1_000_001;
+            let tail = got.as_mut_ptr().add(1_000_001);
+            assert_eq!(dgen4j_generator_fill_payload(gen, 1_000_001, tail, rest, 0, 0, &mut crc), DGEN4J_OK);
+            assert!(got == plain, "threads {threads}");
+            assert_eq!(crc, dgen4j_crc32(0, plain.as_ptr(), size));
+            assert_eq!(crc, dgen4j_crc32(dgen4j_crc32(0, plain.as_ptr(), 10), plain.as_ptr().add(10), size - 10));
+            let (a, b) = (dgen4j_crc32(0, plain.as_ptr(), 999), dgen4j_crc32(0, plain.as_ptr().add(999), size - 999));
+            assert_eq!(dgen4j_crc32_combine(a, b, size - 999), crc);
+            // float16: every value finite (top exponent bit cleared), from an odd offset.
+            let mut crc = 0u32;
+            let start = 7u64;
+            let n = size - start;
+            assert_eq!(
+                dgen4j_generator_fill_payload(gen, start, got.as_mut_ptr(), n, DGEN4J_FINITE_FLOAT16, 1, &mut crc),
+                DGEN4J_OK
+            );
+            assert_eq!(crc, dgen4j_crc32(0, got.as_ptr(), n));
+            let mut changed = 0;
+            for e in (1..n as usize - 1).step_by(2) {
+                let (want, have) = (
+                    u16::from_le_bytes([plain[start as usize + e], plain[start as usize + e + 1]]),
+                    u16::from_le_bytes([got[e], got[e + 1]]),
+                );
+                assert_ne!(have & 0x7C00, 0x7C00, "element at stream byte {}", start as usize + e);
+                assert_eq!(have, want & !0x4000);
+                if want & 0x7C00 == 0x7C00 {
+                    changed += 1;
+                }
+            }
+            assert!(changed > 1000, "{changed} non-finite values in {n} random bytes");
+            // NULL crc: no CRC, same bytes.
+            let mut again = vec![0u8; n as usize];
+            assert_eq!(
+                dgen4j_generator_fill_payload(gen, start, again.as_mut_ptr(), n, DGEN4J_FINITE_FLOAT16, 1, ptr::null_mut()),
+                DGEN4J_OK
+            );
+            assert!(again == got[..n as usize]);
+            // Errors.
+            assert_eq!(dgen4j_generator_fill_payload(gen, 0, got.as_mut_ptr(), 8, 9, 0, &mut crc), DGEN4J_ERR_INVALID_ARGUMENT);
+            assert_eq!(last_error(), "finite 9 is not a DGEN4J_FINITE_* code (0 to 4)");
+            assert_eq!(
+                dgen4j_generator_fill_payload(gen, 0, got.as_mut_ptr(), 8, DGEN4J_FINITE_FLOAT32, 4, &mut crc),
+                DGEN4J_ERR_INVALID_ARGUMENT
+            );
+            assert_eq!(last_error(), "phase 4 is not below the element size 4");
+            assert_eq!(dgen4j_generator_fill_payload(gen, 1, got.as_mut_ptr(), size, 0, 0, &mut crc), DGEN4J_ERR_OUT_OF_RANGE);
+            assert_eq!(dgen4j_generator_fill_payload(ptr::null_mut(), 0, got.as_mut_ptr(), 8, 0, 0, &mut crc), DGEN4J_ERR_INVALID_ARGUMENT);
+            assert_eq!(last_error(), "gen is NULL");
+            assert_eq!(dgen4j_crc32(5, ptr::null(), 0), 5);
+            assert_eq!(dgen4j_crc32(0, b"123456789".as_ptr(), 9), 0xCBF4_3926);
+            dgen4j_generator_free(gen);
+        }
+    }
+}

@@ -96,6 +96,9 @@ class BackendsCliTest {
             oneIsBest |= ratio == 1.0;
             assertTrue(((Number) row.get("cpuRatioToBest")).doubleValue() >= 1.0, row.toString());
             assertTrue(((Number) row.get("cpuSecondsPerGiB")).doubleValue() > 0, row.toString());
+            // a first save of the same size ran before the measured one, its CPU measured apart
+            assertTrue(((Number) row.get("firstSaveCpuSecondsPerGiB")).doubleValue() > 0, row.toString());
+            assertTrue(!row.get("firstSaveCpuSecondsPerGiB").equals(row.get("cpuSecondsPerGiB")), row.toString());
             assertTrue(((Number) row.get("saveMBps")).doubleValue() > 0, row.toString());
             assertTrue(((Number) row.get("peakRssBytes")).longValue() > 0, row.toString());
             @SuppressWarnings("unchecked")
@@ -196,6 +199,7 @@ class BackendsCliTest {
         assertTrue(r.out().contains("backend ") && r.out().contains("vs best"), r.out());
         assertTrue(Pattern.compile("(?m)^" + first + " .* yes +1\\.00$").matcher(r.out()).find(), r.out());
         assertTrue(r.out().contains("objects kept under s3://" + S3.bucket() + "/kept/"), r.out());
+        assertTrue(r.out().contains("1st save: the same, the measured save being the first (--no-warmup)"), r.out());
         assertTrue(Files.exists(S3.dataDir().resolve(S3.bucket()).resolve("kept").resolve(first + ".bin")),
                 filesIn(S3.bucket()).toString());
         CliRun unknown = run(configured(), "backends", "s3://" + S3.bucket() + "/x", "--backends", "nope");

@@ -26,20 +26,24 @@ class DlioCliTest {
         return run(Map.of(), args);
     }
 
+    /** Pins the raw format (framework pytorch's default is torch): the tensors' bytes alone, DLIO's arithmetic. */
+    private static final String RAW = "++workload.checkpoint.streaming.format=raw";
+
     private static String config(String name) {
         return Path.of(System.getProperty("dgen4j.test.root", ".")).resolve("configs/dlio/" + name).toString();
     }
 
     @Test
     void plan_prints_each_rank_and_the_total() {
-        CliTest.Result r = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8");
+        CliTest.Result r = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8", RAW);
         assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("raw files, the tensors' bytes alone (checkpoint.streaming.format raw)"), r.out());
         // 8 x (2007565312 + 12045637632) bytes, worked out in CheckpointPlanTest
         assertTrue(r.out().contains("total per checkpoint: 16 files, 112425623552 bytes = 104.70 GiB"), r.out());
         assertTrue(r.out().contains("zero_pp_rank_7_mp_rank_0_optim_states.pt"), r.out());
         assertTrue(r.out().contains("12045637632"), r.out());
 
-        CliTest.Result json = run("dlio", "plan", "--config", config("llama3_405b.yaml"), "--ranks", "512", "--json");
+        CliTest.Result json = run("dlio", "plan", "--config", config("llama3_405b.yaml"), "--ranks", "512", "--json", RAW);
         assertEquals(0, json.code(), json.err());
         Map<String, Object> j = JsonRead.object(json.out());
         assertEquals(5_682_508_791_808L, ((Number) j.get("totalBytes")).longValue());
@@ -52,17 +56,18 @@ class DlioCliTest {
     }
 
     @Test
-    void plan_shows_the_torch_files_sizes() {
-        CliTest.Result r = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8",
-                "++workload.checkpoint.streaming.format=torch");
+    void plan_shows_the_torch_files_sizes_framework_pytorchs_default() {
+        CliTest.Result r = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8");
         assertEquals(0, r.code(), r.err());
+        assertEquals("", r.err());
         // docs/DLIO.md "Torch files": 2,007,619,961 and 12,045,640,409 bytes per rank, worked out by hand there
         assertTrue(r.out().contains("zero_pp_rank_0_mp_rank_0_model_states.pt                   2007619961"), r.out());
         assertTrue(r.out().contains("12045640409"), r.out());
         assertTrue(r.out().contains("total per checkpoint: 16 files, 112426082960 bytes"), r.out());
         // DLIO logs its tensors' bytes, not the framing
         assertTrue(r.out().contains("DLIO logs 104.704521 \"GB\""), r.out());
-        assertTrue(r.out().contains("112425623552 bytes of tensors and 459408 of zip and pickle"), r.out());
+        assertTrue(r.out().contains("torch.save files of DLIO's state dicts (checkpoint.streaming.format torch, "
+                + "framework pytorch's default): 112425623552 bytes of tensors and 459408 of zip and pickle"), r.out());
         CliTest.Result json = run("dlio", "plan", "--config", config("llama3_8b.yaml"), "--ranks", "8", "--json",
                 "++workload.checkpoint.streaming.format=torch");
         Map<String, Object> j = JsonRead.object(json.out());
@@ -72,9 +77,30 @@ class DlioCliTest {
     }
 
     @Test
+    void a_default_torch_format_that_cannot_be_falls_back_to_raw_saying_why_and_a_named_one_is_refused() {
+        // 8 x 8 dims under ZeRO 3 over 128 data ranks: layer 0 has no element on a rank, an empty dict in torch
+        String[] thin = {"dlio", "plan", "--config", config("tiny.yaml"), "--ranks", "256", "--json",
+                "++workload.model.parallelism.zero_stage=3", "++workload.model.parallelism.pipeline=1",
+                "++workload.model.transformer.hidden_size=8", "++workload.model.transformer.ffn_hidden_size=8",
+                "++workload.model.transformer.vocab_size=8"};
+        CliTest.Result r = run(thin);
+        assertEquals(0, r.code(), r.err());
+        assertEquals("dgen4j: warning: " + config("tiny.yaml") + ": checkpoint.streaming.format: writing raw files, "
+                + "not torch (the default for framework pytorch): layer 0 has no tensor with elements at this split (a "
+                + "torch file would hold an empty dict)\n", r.err());
+        assertEquals("raw", JsonRead.object(r.out()).get("format"));
+        List<String> named = new java.util.ArrayList<>(List.of(thin));
+        named.add("++workload.checkpoint.streaming.format=torch");
+        CliTest.Result refused = run(named.toArray(String[]::new));
+        assertEquals(ExitCodes.USAGE, refused.code(), refused.err());
+        assertEquals("dgen4j: checkpoint.streaming.format: layer 0 has no tensor with elements at this split (a torch "
+                + "file would hold an empty dict): use raw\n", refused.err());
+    }
+
+    @Test
     void the_launchers_size_is_the_default_rank_count_and_must_agree_with_ranks() {
         Map<String, String> mpirun = Map.of("OMPI_COMM_WORLD_RANK", "3", "OMPI_COMM_WORLD_SIZE", "64");
-        CliTest.Result r = run(mpirun, "dlio", "plan", "--config", config("llama3_70b.yaml"), "--json");
+        CliTest.Result r = run(mpirun, "dlio", "plan", "--config", config("llama3_70b.yaml"), "--json", RAW);
         assertEquals(0, r.code(), r.err());
         assertEquals(978_406_572_032L, ((Number) JsonRead.object(r.out()).get("totalBytes")).longValue());
         CliTest.Result clash = run(mpirun, "dlio", "plan", "--config", config("llama3_70b.yaml"), "--ranks", "8");
@@ -87,7 +113,7 @@ class DlioCliTest {
         Path yaml = dir.resolve("w.yaml");
         Files.writeString(yaml, Files.readString(Path.of(config("tiny.yaml"))) + "extra_section: 1\n");
         CliTest.Result r = run("dlio", "plan", "--config", yaml.toString(), "--ranks", "4", "--json",
-                "++workload.model.parallelism.zero_stage=3", "workload.model.parallelism.pipeline=1");
+                "++workload.model.parallelism.zero_stage=3", "workload.model.parallelism.pipeline=1", RAW);
         assertEquals(0, r.code(), r.err());
         assertTrue(r.err().contains("warning: " + yaml + ": unknown key 'extra_section' (ignored)"), r.err());
         Map<String, Object> j = JsonRead.object(r.out());
@@ -127,7 +153,7 @@ class DlioCliTest {
         Path mnt = Files.createDirectories(dir.resolve("small"));
         MisuseTest.exec("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt.toString());
         try {
-            // tiny at 4 ranks: 49,643,520 bytes per checkpoint (47.34 MiB); 2 kept need 94.69 MiB of the 64
+            // tiny at 4 ranks: 49,683,186 bytes per checkpoint in torch files (47.38 MiB); 2 kept need 94.76 MiB of the 64
             String[] args = {"dlio", "run", "--config", config("tiny.yaml"), "--ranks", "4",
                     "--output", dir.resolve("out").toString(), "++workload.checkpoint.checkpoint_folder=" + mnt.resolve("ckpt"),
                     "++workload.checkpoint.num_checkpoints_write=2", "++workload.checkpoint.num_checkpoints_read=0"};

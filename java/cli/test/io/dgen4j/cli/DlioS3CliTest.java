@@ -73,7 +73,8 @@ class DlioS3CliTest {
             StringWriter err = new StringWriter();
             List<String> args = new java.util.ArrayList<>(List.of("dlio", command, "--config", config, "--ranks", "4",
                     "--backend", "aws", "++workload.storage.storage_type=s3", "++workload.storage.storage_root="
-                            + S3.bucket(), "++workload.checkpoint.checkpoint_folder=dlio/small-chunks"));
+                            + S3.bucket(), "++workload.checkpoint.checkpoint_folder=dlio/small-chunks",
+                    "++workload.checkpoint.streaming.format=raw")); // the raw file's size in the message
             if (command.equals("run")) {
                 args.addAll(List.of("--output", home.resolve("out").toString()));
             }

@@ -89,7 +89,7 @@ class SafetensorsCliTest {
                 .describing(spec);
         assertEquals(layout.size(), Files.size(f));
         Path stream = stream();
-        String out = python(f.toString(), "--stream", stream.toString(), "--packages");
+        String out = python(f.toString(), "--stream", stream.toString(), "--packages", "--finite");
         assertTrue(out.startsWith("0\n") && out.contains("rules hold: 1 file(s), 11 tensors")
                 && out.contains("11 tensors equal the stream") && out.contains("\"seed\": \"11\""), out);
         assertTrue(out.contains("safetensors package: 1 file(s) opened") || out.contains("skipped: the safetensors"
@@ -113,12 +113,25 @@ class SafetensorsCliTest {
         Path bad = copy(f, "bad.safetensors");
         long at = layout.offsetOf(4) + 100; // optimizer/exp_avg
         flip(bad, at);
-        String c = python(bad.toString(), "--stream", stream.toString());
+        String c = python(bad.toString(), "--stream", stream.toString(), "--finite");
         assertTrue(c.startsWith("1\n") && c.contains("FAIL: ") && c.contains("optimizer/exp_avg differs"), c);
         CliTest.Result r = CliTest.run("load", bad.toString(), "--verify");
         assertNotEquals(0, r.code());
         assertTrue(r.err().contains("first mismatch at byte offset " + at) && r.err().contains(
                 "tensor optimizer/exp_avg (data_offsets [") && r.err().strip().lines().count() == 1, r.err());
+    }
+
+    /** --finite is the default for safetensors: every float value finite; --no-finite leaves the stream's bytes. */
+    @Test
+    void valuesAreFiniteUnlessAskedOtherwise() throws Exception {
+        Path raw = save("raw.safetensors", "--no-finite");
+        Path stream = stream();
+        String out = python(raw.toString(), "--stream", stream.toString());
+        assertTrue(out.startsWith("0\n") && out.contains("11 tensors equal the stream"), out);
+        String masked = python(raw.toString(), "--stream", stream.toString(), "--finite");
+        assertTrue(masked.startsWith("1\n") && masked.contains("differs from the stream"), masked);
+        assertTrue(python(save("fin.safetensors").toString(), "--finite").startsWith("0\n"));
+        assertEquals(0, CliTest.run("load", raw.toString(), "--verify").code());
     }
 
     @Test
@@ -130,7 +143,7 @@ class SafetensorsCliTest {
         }
         long n = java.nio.ByteBuffer.wrap(len).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
         assertEquals(0, (8 + n) % 4096);
-        String out = python(f.toString(), "--alignment", "4096", "--stream", stream().toString());
+        String out = python(f.toString(), "--alignment", "4096", "--stream", stream().toString(), "--finite");
         assertTrue(out.startsWith("0\n") && out.contains("11 tensors equal the stream"), out);
         assertEquals(0, CliTest.run("load", f.toString(), "--verify").code());
         assertTrue(python(f.toString(), "--alignment", "8").startsWith("0\n")); // 4096 is a multiple of 8

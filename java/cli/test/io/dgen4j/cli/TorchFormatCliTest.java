@@ -1,6 +1,7 @@
 package io.dgen4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -282,6 +283,82 @@ class TorchFormatCliTest {
         assertEquals(0, CliTest.run("load", f.toString(), "--verify").code());
     }
 
+    /** Prints each float tensor's name and count of Inf/NaN values, and its largest magnitude when all are finite. */
+    private static final String NON_FINITE = """
+            import sys, warnings, zipfile
+            warnings.filterwarnings("ignore")
+            import torch
+            sd = torch.load(sys.argv[1], weights_only=True)
+            for k, v in sd["model"].items():
+                if v.is_floating_point():
+                    ok = bool(torch.isfinite(v).all())
+                    print(k, int((~torch.isfinite(v)).sum()), float(v.abs().max()) if ok else "-")
+            print("testzip", zipfile.ZipFile(sys.argv[1]).testzip())
+            """;
+
+    @Test
+    void finiteFilesLoadWithoutInfOrNanAndOthersHaveSome() throws Exception {
+        Path list = dir.resolve("floats.txt");
+        Files.writeString(list, """
+                model/h float16 [1024,1024]
+                model/b bfloat16 [333,77]
+                model/f float32 [4099]
+                model/d float64 [129]
+                model/i int32 [5]
+                """);
+        Path fin = dir.resolve("finite.pt");
+        Path raw = dir.resolve("random.pt");
+        Path twin = dir.resolve("twin.pt");
+        for (Path f : List.of(fin, raw, twin)) {
+            List<String> args = new ArrayList<>(List.of("save", f.toString(), "--format", "torch", "--tensors",
+                    list.toString(), "--chunk", "64KiB", "--seed", "5"));
+            if (f != raw) {
+                args.add("--finite");
+            }
+            if (f == twin) {
+                args.addAll(List.of("--generator", "java"));
+            }
+            CliTest.Result r = CliTest.run(args.toArray(String[]::new));
+            assertEquals(0, r.code(), r.err());
+        }
+        assertEquals(-1, Files.mismatch(fin, twin), "native and twin --finite files differ");
+        assertTrue(Files.readString(Path.of(fin + ".manifest.json")).contains("\"finite\":true"));
+        assertFalse(Files.readString(Path.of(raw + ".manifest.json")).contains("finite"));
+
+        String out = python(NON_FINITE, fin.toString());
+        assertTrue(out.contains("testzip None"), out);
+        for (String name : List.of("h", "b", "f", "d")) {
+            String line = out.lines().filter(l -> l.startsWith(name + " ")).findFirst().orElseThrow(() ->
+                    new AssertionError(name + " missing: " + out));
+            String[] w = line.split(" ");
+            assertEquals("0", w[1], "Inf/NaN in " + line);
+            assertTrue(Double.parseDouble(w[2]) < 2, "every value below 2: " + line);
+        }
+        String without = python(NON_FINITE, raw.toString());
+        // 1M random float16 values: about 1 in 32 has an all-ones exponent
+        long h = Long.parseLong(without.lines().filter(l -> l.startsWith("h ")).findFirst().orElseThrow().split(" ")[1]);
+        assertTrue(h > 10_000, without);
+
+        CliTest.Result l = CliTest.run("load", fin.toString(), "--verify", "--chunk", "64KiB");
+        assertEquals(0, l.code(), l.err());
+        assertTrue(l.out().contains("every byte verified"), l.out());
+        // a --finite manifest beside a file without it: verify finds the first masked byte
+        Files.copy(raw, fin, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        l = CliTest.run("load", fin.toString(), "--verify", "--chunk", "64KiB");
+        assertEquals(4, l.code(), l.out() + l.err()); // 4: verify failed
+        assertTrue((l.out() + l.err()).contains("in tensor model/h (archive/data/0)"), l.out() + l.err());
+
+        // raw with --tensors: the same masking, verified
+        Path r = dir.resolve("raw.bin");
+        CliTest.Result s = CliTest.run("save", r.toString(), "--tensors", list.toString(), "--finite", "--seed", "5");
+        assertEquals(0, s.code(), s.err());
+        assertEquals(0, CliTest.run("load", r.toString(), "--verify").code());
+        byte[] bytes = Files.readAllBytes(r);
+        for (int i = 1; i < 2 << 20; i += 2) {
+            assertEquals(0, bytes[i] & 0x40, "float16 high byte " + i);
+        }
+    }
+
     @Test
     void usageErrorsNameTheOption() {
         CliTest.Result r = CliTest.run("save", dir.resolve("x.pt").toString(), "--format", "torch");
@@ -292,7 +369,10 @@ class TorchFormatCliTest {
         assertTrue(r.err().contains("--size is not used with --tensors or --model"), r.err());
         r = CliTest.run("save", dir.resolve("x.pt").toString(), "--format", "torch", "--model", "huge");
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("'huge' is not a built-in model (tiny, mlp-1b)"), r.err());
+        assertTrue(r.err().contains("'huge' is not a built-in model (tiny, mlp-1b, llama3-8b, llama3-70b, llama3-405b)"), r.err());
+        r = CliTest.run("save", dir.resolve("x.bin").toString(), "--size", "1MiB", "--finite");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("--finite needs --tensors or --model"), r.err());
     }
 
     /**

@@ -1,7 +1,11 @@
 package io.dgen4j.checkpoint;
 
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.format.DType;
+import io.dgen4j.format.Finite;
+import io.dgen4j.format.LayoutWriter;
 import io.dgen4j.gen.Generator;
+import io.dgen4j.gen.NativeGenerator;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 import java.util.Random;
@@ -82,6 +86,11 @@ public enum DataSource {
         /** "native", "java" or "jdk-random". */
         String implementation();
 
+        /** This filler as the source of a layout's payloads (where the native core fills, masks and sums in one pass). */
+        default LayoutWriter.Source payloads() {
+            return this::fill;
+        }
+
         @Override
         void close();
     }
@@ -95,6 +104,29 @@ public enum DataSource {
         @Override
         public String implementation() {
             return gen.implementation();
+        }
+
+        @Override
+        public LayoutWriter.Source payloads() {
+            if (!(gen instanceof NativeGenerator nat)) {
+                return this::fill; // the twin: java.util.zip.CRC32 over what it filled
+            }
+            return new LayoutWriter.Source() {
+                @Override
+                public void fill(MemorySegment dst, long streamOffset) {
+                    nat.fill(dst, streamOffset);
+                }
+
+                @Override
+                public long fillPayload(MemorySegment dst, long streamOffset, DType finite, int phase, boolean withCrc,
+                                        long crc) {
+                    if (!dst.isNative()) {
+                        return LayoutWriter.Source.super.fillPayload(dst, streamOffset, finite, phase, withCrc, crc);
+                    }
+                    return nat.fillPayload(dst, streamOffset, finite == null ? 0 : Finite.code(finite), phase, withCrc,
+                            crc);
+                }
+            };
         }
 
         @Override

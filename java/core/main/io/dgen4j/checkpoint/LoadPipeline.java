@@ -693,6 +693,11 @@ final class LoadPipeline {
                     return one.get(ValueLayout.JAVA_BYTE, 0);
                 }
             }
+
+            @Override
+            public void fill(MemorySegment dst, long streamOffset) {
+                gen.fill(dst, streamOffset);
+            }
         });
         if (m != null) {
             synchronized (this) {

@@ -56,6 +56,9 @@ public record Manifest(int formatVersion, DataSpec spec, String generator, long 
             m.put("crc", layout.crc() ? "crc32" : "none");
             m.put("alignment", (long) layout.alignment());
             m.put("tensors", TensorList.format(layout.tensors()));
+            if (layout.finite()) { // only then: manifests without --finite keep their fields
+                m.put("finite", true);
+            }
         }
         return m;
     }
@@ -85,14 +88,19 @@ public record Manifest(int formatVersion, DataSpec spec, String generator, long 
                     .build();
             Layout layout = null;
             Object format = m.get("format");
-            if (format != null && !Layout.Format.RAW.label().equals(format)) {
+            boolean finite = flag(m, "finite", where);
+            if (finite && Layout.Format.RAW.label().equals(format)) { // the tensors say which bytes are floats
+                layout = Layout.raw(TensorList.parse(text(m, "tensors", where), where + " \"tensors\""))
+                        .withFinite(true);
+            } else if (format != null && !Layout.Format.RAW.label().equals(format)) {
                 Layout.Format f = Layout.Format.parse(text(m, "format", where));
                 String crc = text(m, "crc", where);
                 if (!crc.equals("crc32") && !crc.equals("none")) {
                     throw new IOException("bad manifest " + where + ": \"crc\" must be crc32 or none, got " + crc);
                 }
                 layout = Layout.of(f, TensorList.parse(text(m, "tensors", where), where + " \"tensors\""),
-                        crc.equals("crc32"), Math.toIntExact(integer(m, "alignment", where))).describing(spec);
+                        crc.equals("crc32"), Math.toIntExact(integer(m, "alignment", where))).withFinite(finite)
+                        .describing(spec);
                 if (layout.size() != integer(m, "fileSize", where) || layout.payloadBytes() != spec.size()) {
                     throw new IOException(String.format("bad manifest %s: its tensors lay out %d bytes (%d of "
                             + "tensors), but it says %d (%d)", where, layout.size(), layout.payloadBytes(),
@@ -112,6 +120,18 @@ public record Manifest(int formatVersion, DataSpec spec, String generator, long 
             throw new IOException("manifest " + where + " lacks \"" + key + "\"");
         }
         return v;
+    }
+
+    /** An optional true/false field (a string in object-store metadata); absent is false. */
+    private static boolean flag(Map<String, Object> m, String key, String where) throws IOException {
+        Object v = m.get(key);
+        if (v == null || Boolean.FALSE.equals(v) || "false".equals(v)) {
+            return false;
+        }
+        if (Boolean.TRUE.equals(v) || "true".equals(v)) {
+            return true;
+        }
+        throw new IOException(String.format("bad manifest %s: \"%s\" must be true or false, got %s", where, key, v));
     }
 
     private static String text(Map<String, Object> m, String key, String where) throws IOException {

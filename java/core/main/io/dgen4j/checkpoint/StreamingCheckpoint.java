@@ -190,10 +190,11 @@ public final class StreamingCheckpoint {
     /**
      * Saves a checkpoint laid out by {@code layout} (a {@code torch} file: docs/FORMATS.md) to
      * {@code target}: its payloads are the stream of {@link Layout#payloadBytes()} bytes, filled in
-     * place, its framing computed, in the memory of a raw save. A raw layout saves the stream alone.
+     * place, its framing computed, in the memory of a raw save. A raw layout saves the stream alone
+     * (with its floating-point values made finite, and its tensors in the manifest, when it says so).
      */
     public SaveResult save(StorageTarget target, Layout layout) throws IOException {
-        if (layout.format() == Layout.Format.RAW) {
+        if (layout.format() == Layout.Format.RAW && !layout.finite()) {
             return save(target, layout.payloadBytes());
         }
         requireABufferBeyondTheWriters();
@@ -289,10 +290,11 @@ public final class StreamingCheckpoint {
             return filler;
         }
         LayoutWriter writer = layout.writer();
+        LayoutWriter.Source payloads = filler.payloads();
         return new DataSource.Filler() {
             @Override
             public void fill(MemorySegment dst, long offset) {
-                writer.fill(dst, offset, filler::fill);
+                writer.fill(dst, offset, payloads);
             }
 
             @Override
@@ -333,6 +335,31 @@ public final class StreamingCheckpoint {
         Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, source.label(), chunkSize);
         provider.checkWrite(new WriteRequest(target, totalBytes, chunkSize, manifest.toMetadata(), writersInFlight,
                 storageOptions));
+    }
+
+    /** What {@link #read} runs on an open reader. */
+    @FunctionalInterface
+    public interface ReaderTask<T> {
+        /** Reads what it needs from {@code reader} (offsets and buffers as {@link StorageReader#read} asks). */
+        T run(StorageReader reader) throws IOException;
+    }
+
+    /**
+     * Opens {@code target} with this checkpoint's backend, session and options and runs {@code task} on its
+     * reader, closed after: for a caller that reads parts of an object itself (inspect reads a torch file's end
+     * records, central directory and pickle with a few ranged GETs) rather than loading it whole.
+     *
+     * @throws CheckpointException when {@code target} does not exist
+     */
+    public <T> T read(StorageTarget target, ReaderTask<T> task) throws IOException {
+        try (Session session = session();
+             StorageReader reader = session.forTarget(target, backend)
+                     .openReader(new ReadRequest(target, 1, storageOptions))) {
+            return task.run(reader);
+        } catch (NoSuchFileException e) {
+            throw new CheckpointException(String.format("checkpoint %s does not exist%s", target,
+                    e.getReason() == null || e.getReason().startsWith("no such") ? "" : ": " + e.getReason()), -1, e);
+        }
     }
 
     /**

@@ -803,6 +803,236 @@ public class dgen4j_h {
         }
     }
 
+    private static final int DGEN4J_FINITE_NONE = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FINITE_NONE 0
+     * }
+     */
+    public static int DGEN4J_FINITE_NONE() {
+        return DGEN4J_FINITE_NONE;
+    }
+    private static final int DGEN4J_FINITE_FLOAT16 = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FINITE_FLOAT16 1
+     * }
+     */
+    public static int DGEN4J_FINITE_FLOAT16() {
+        return DGEN4J_FINITE_FLOAT16;
+    }
+    private static final int DGEN4J_FINITE_BFLOAT16 = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FINITE_BFLOAT16 2
+     * }
+     */
+    public static int DGEN4J_FINITE_BFLOAT16() {
+        return DGEN4J_FINITE_BFLOAT16;
+    }
+    private static final int DGEN4J_FINITE_FLOAT32 = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FINITE_FLOAT32 3
+     * }
+     */
+    public static int DGEN4J_FINITE_FLOAT32() {
+        return DGEN4J_FINITE_FLOAT32;
+    }
+    private static final int DGEN4J_FINITE_FLOAT64 = (int)4L;
+    /**
+     * {@snippet lang=c :
+     * #define DGEN4J_FINITE_FLOAT64 4
+     * }
+     */
+    public static int DGEN4J_FINITE_FLOAT64() {
+        return DGEN4J_FINITE_FLOAT64;
+    }
+
+    private static class dgen4j_generator_fill_payload {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_fill_payload");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_payload(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint32_t *crc)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_generator_fill_payload$descriptor() {
+        return dgen4j_generator_fill_payload.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_payload(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint32_t *crc)
+     * }
+     */
+    public static MethodHandle dgen4j_generator_fill_payload$handle() {
+        return dgen4j_generator_fill_payload.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_payload(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint32_t *crc)
+     * }
+     */
+    public static MemorySegment dgen4j_generator_fill_payload$address() {
+        return dgen4j_generator_fill_payload.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_payload(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint32_t *crc)
+     * }
+     */
+    public static int dgen4j_generator_fill_payload(MemorySegment gen, long offset, MemorySegment buf, long len, int finite, int phase, MemorySegment crc) {
+        var mh$ = dgen4j_generator_fill_payload.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_generator_fill_payload", gen, offset, buf, len, finite, phase, crc);
+            }
+            return (int)mh$.invokeExact(gen, offset, buf, len, finite, phase, crc);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_crc32 {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_crc32");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32(uint32_t crc, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_crc32$descriptor() {
+        return dgen4j_crc32.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32(uint32_t crc, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static MethodHandle dgen4j_crc32$handle() {
+        return dgen4j_crc32.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32(uint32_t crc, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static MemorySegment dgen4j_crc32$address() {
+        return dgen4j_crc32.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32(uint32_t crc, const uint8_t *buf, uint64_t len)
+     * }
+     */
+    public static int dgen4j_crc32(int crc, MemorySegment buf, long len) {
+        var mh$ = dgen4j_crc32.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_crc32", crc, buf, len);
+            }
+            return (int)mh$.invokeExact(crc, buf, len);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class dgen4j_crc32_combine {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_crc32_combine");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_crc32_combine$descriptor() {
+        return dgen4j_crc32_combine.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+     * }
+     */
+    public static MethodHandle dgen4j_crc32_combine$handle() {
+        return dgen4j_crc32_combine.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+     * }
+     */
+    public static MemorySegment dgen4j_crc32_combine$address() {
+        return dgen4j_crc32_combine.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * uint32_t dgen4j_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+     * }
+     */
+    public static int dgen4j_crc32_combine(int crc_a, int crc_b, long len_b) {
+        var mh$ = dgen4j_crc32_combine.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_crc32_combine", crc_a, crc_b, len_b);
+            }
+            return (int)mh$.invokeExact(crc_a, crc_b, len_b);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     // ---- file I/O ----
     private static final int DGEN4J_FILE_READ = (int)1L;
     /**

@@ -30,57 +30,49 @@ final class Crc32s {
         return c.getValue();
     }
 
+    /** x^(2^k) modulo the polynomial, k in [0, 32): a constant table. */
+    private static final int[] X2N = new int[32];
+
+    static {
+        int p = 1 << 30; // x^1
+        X2N[0] = p;
+        for (int n = 1; n < 32; n++) {
+            p = multModP(p, p);
+            X2N[n] = p;
+        }
+    }
+
     /**
      * The CRC-32 of A followed by B from the CRC of A, the CRC of B and B's length (zlib's
-     * crc32_combine: B's length of zero bits applied to A's CRC by squaring the shift operator).
+     * crc32_combine: A's CRC times x^(8 len(B)) modulo the polynomial, then B's CRC added).
      */
     static long combine(long crcA, long crcB, long lengthB) {
         if (lengthB <= 0) {
             return crcA;
         }
-        long[] even = new long[32];
-        long[] odd = new long[32];
-        odd[0] = 0xedb88320L; // the CRC-32 polynomial, reflected
-        long row = 1;
-        for (int n = 1; n < 32; n++) {
-            odd[n] = row;
-            row <<= 1;
-        }
-        square(even, odd); // two zero bits
-        square(odd, even); // four
-        long crc = crcA;
-        long len = lengthB;
-        do {
-            square(even, odd); // one zero byte first, then doubling
-            if ((len & 1) != 0) {
-                crc = times(even, crc);
-            }
-            len >>>= 1;
-            if (len == 0) {
-                break;
-            }
-            square(odd, even);
-            if ((len & 1) != 0) {
-                crc = times(odd, crc);
-            }
-            len >>>= 1;
-        } while (len != 0);
-        return (crc ^ crcB) & 0xffffffffL;
-    }
-
-    private static long times(long[] mat, long vec) {
-        long sum = 0;
-        for (int i = 0; vec != 0; i++, vec >>>= 1) {
-            if ((vec & 1) != 0) {
-                sum ^= mat[i];
+        int p = 1 << 31; // x^0
+        int k = 3; // bytes: x^(8n) = x^(n 2^3)
+        for (long n = lengthB; n != 0; n >>>= 1, k++) {
+            if ((n & 1) != 0) {
+                p = multModP(X2N[k & 31], p);
             }
         }
-        return sum;
+        return (multModP(p, (int) crcA) ^ crcB) & 0xffffffffL;
     }
 
-    private static void square(long[] square, long[] mat) {
-        for (int n = 0; n < 32; n++) {
-            square[n] = times(mat, mat[n]);
+    /** a times b modulo the polynomial, both reflected (bit 31 is x^0). */
+    private static int multModP(int a, int b) {
+        int m = 1 << 31;
+        int p = 0;
+        while (true) {
+            if ((a & m) != 0) {
+                p ^= b;
+                if ((a & (m - 1)) == 0) {
+                    return p;
+                }
+            }
+            m >>>= 1;
+            b = (b & 1) != 0 ? (b >>> 1) ^ 0xedb88320 : b >>> 1;
         }
     }
 }

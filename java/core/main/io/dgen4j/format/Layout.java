@@ -28,6 +28,15 @@ public final class Layout {
             return name().toLowerCase(Locale.ROOT);
         }
 
+        /**
+         * Whether {@code --finite} is on when not given: off for raw and torch, whose payloads are
+         * the stream's bytes as they are unless asked; on for safetensors, a model's weights that
+         * loaders compute with ({@link Finite}).
+         */
+        public boolean finiteByDefault() {
+            return this == SAFETENSORS;
+        }
+
         /** Parses raw, torch or safetensors. */
         public static Format parse(String s) {
             String t = s == null ? "" : s.strip().toLowerCase(Locale.ROOT);
@@ -58,6 +67,7 @@ public final class Layout {
     private final List<Tensor> fileOrder;
     private final List<String> memberNames;
     private final boolean crc;
+    private final boolean finite;
     private final int alignment;
     private final long size;
     private final long payloadBytes;
@@ -72,6 +82,7 @@ public final class Layout {
         this.fileOrder = List.copyOf(fileOrder);
         this.memberNames = List.copyOf(memberNames);
         this.crc = crc;
+        this.finite = false;
         this.alignment = alignment;
         this.segments = segments.toArray(Segment[]::new);
         this.starts = new long[this.segments.length];
@@ -93,6 +104,41 @@ public final class Layout {
         this.crcFields = crcFields.toArray(CrcField[]::new);
     }
 
+    /** {@code base} with {@code finite} floating-point values or not. */
+    private Layout(Layout base, boolean finite) {
+        this.format = base.format;
+        this.tensors = base.tensors;
+        this.fileOrder = base.fileOrder;
+        this.memberNames = base.memberNames;
+        this.crc = base.crc;
+        this.finite = finite;
+        this.alignment = base.alignment;
+        this.segments = base.segments;
+        this.starts = base.starts;
+        this.size = base.size;
+        this.payloadBytes = base.payloadBytes;
+        this.crcFields = base.crcFields;
+    }
+
+    /**
+     * This layout with the values of its floating-point tensors made finite or not ({@code --finite},
+     * {@link Finite}): the same framing and offsets, payload bytes masked as they are generated.
+     */
+    public Layout withFinite(boolean on) {
+        return on == finite ? this : new Layout(this, on);
+    }
+
+    /** Whether the floating-point tensors' values are made finite ({@link Finite}). */
+    public boolean finite() {
+        return finite;
+    }
+
+    /** The dtype whose values {@link Finite} masks in the payload of tensor {@code i} (file order), or null. */
+    DType finiteType(int i) {
+        DType d = fileOrder.get(i).dtype();
+        return finite && Finite.applies(d) ? d : null;
+    }
+
     /**
      * The layout of {@code tensors} in {@code format}; {@code crc} false writes zeros where the
      * CRC-32 of each generated payload goes; {@code alignment} is where each torch record's data
@@ -112,7 +158,7 @@ public final class Layout {
      */
     public Layout describing(io.dgen4j.gen.DataSpec spec) {
         return format == Format.SAFETENSORS ? Safetensors.layout(tensors, alignment, Safetensors.specMetadata(spec))
-                : this;
+                .withFinite(finite) : this;
     }
 
     /** The stream alone, the tensors one after another. */

@@ -1,5 +1,6 @@
 package io.dgen4j.format;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -21,7 +22,17 @@ public final class LayoutChecker {
 
         /** The stream's byte at {@code streamOffset}. */
         byte at(long streamOffset);
+
+        /** The stream's bytes at {@code streamOffset} into all of {@code dst} (here byte by byte; generators do better). */
+        default void fill(MemorySegment dst, long streamOffset) {
+            for (long i = 0; i < dst.byteSize(); i++) {
+                dst.set(ValueLayout.JAVA_BYTE, i, at(streamOffset + i));
+            }
+        }
     }
+
+    /** Payload bytes regenerated at a time to compare a payload whose values were made finite. */
+    private static final long FINITE_PIECE = 1 << 20;
 
     /** A payload piece found equal to the stream, and its CRC. */
     private record Piece(int tensor, long offset, long length, long crc) {}
@@ -63,10 +74,19 @@ public final class LayoutChecker {
             MemorySegment part = data.asSlice(from - offset, to - from);
             if (s.payload()) {
                 long streamAt = s.stream() + (from - s.start());
-                long bad = stream.firstMismatch(part, streamAt);
-                if (bad >= 0) {
-                    long at = from + (bad - streamAt);
-                    return new Mismatch(at, stream.at(bad), part.get(ValueLayout.JAVA_BYTE, bad - streamAt));
+                DType finite = layout.finiteType(s.tensor());
+                if (finite != null) {
+                    Mismatch bad = finiteMismatch(part, from, streamAt, finite, (int) ((from - s.start())
+                            % finite.itemSize()), stream);
+                    if (bad != null) {
+                        return bad;
+                    }
+                } else {
+                    long bad = stream.firstMismatch(part, streamAt);
+                    if (bad >= 0) {
+                        long at = from + (bad - streamAt);
+                        return new Mismatch(at, stream.at(bad), part.get(ValueLayout.JAVA_BYTE, bad - streamAt));
+                    }
                 }
                 if (layout.crc()) {
                     pieces.add(new Piece(s.tensor(), from - s.start(), to - from, Crc32s.of(part)));
@@ -87,6 +107,34 @@ public final class LayoutChecker {
                 if (found != expected) {
                     return new Mismatch(at, expected, found);
                 }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The first byte of {@code part} (file offset {@code from}, stream offset {@code streamAt})
+     * that differs from the stream with its {@code dtype} values made finite, or null: the
+     * expected bytes are regenerated a piece at a time, masked, and compared (the fused compare
+     * cannot know the masked values).
+     */
+    private static Mismatch finiteMismatch(MemorySegment part, long from, long streamAt, DType dtype, int phase,
+                                           Stream stream) {
+        long len = part.byteSize();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment want = arena.allocate(Math.max(1, Math.min(len, FINITE_PIECE)));
+            for (long done = 0; done < len; ) {
+                long n = Math.min(want.byteSize(), len - done);
+                MemorySegment w = want.asSlice(0, n);
+                stream.fill(w, streamAt + done);
+                Finite.apply(dtype, w, (int) ((phase + done) % dtype.itemSize()));
+                MemorySegment got = part.asSlice(done, n);
+                long m = w.mismatch(got);
+                if (m >= 0) {
+                    return new Mismatch(from + done + m, w.get(ValueLayout.JAVA_BYTE, m),
+                            got.get(ValueLayout.JAVA_BYTE, m));
+                }
+                done += n;
             }
         }
         return null;
@@ -144,7 +192,17 @@ public final class LayoutChecker {
         while (s.length() == 0) {
             s = layout.segmentArray()[layout.indexOf(offset) + 1];
         }
-        return s.payload() ? stream.at(s.stream() + (offset - s.start())) : s.framing()[(int) (offset - s.start())];
+        if (!s.payload()) {
+            return s.framing()[(int) (offset - s.start())];
+        }
+        DType finite = layout.finiteType(s.tensor());
+        long streamAt = s.stream() + (offset - s.start());
+        if (finite == null) {
+            return stream.at(streamAt);
+        }
+        MemorySegment one = MemorySegment.ofArray(new byte[] {stream.at(streamAt)});
+        Finite.apply(finite, one, (int) ((offset - s.start()) % finite.itemSize()));
+        return one.get(ValueLayout.JAVA_BYTE, 0);
     }
 
     private static int fieldAt(Layout.CrcField[] fields, long at) {

@@ -2,24 +2,41 @@ package io.dgen4j.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.zip.CRC32;
 
 /**
  * Fills the bytes of one file of a {@link Layout}, range after consecutive range, from the
- * beginning: framing copied in, payloads generated in place by the caller's source, the CRC-32 of
- * each payload computed as it is generated and written into its descriptor and central directory
- * entry, which come after it. Not thread-safe: one producer fills a save.
+ * beginning: framing copied in, payloads generated in place by the caller's source (floating-point
+ * values made finite where the layout says so), the CRC-32 of each payload computed as it is
+ * generated and written into its descriptor and central directory entry, which come after it. Not
+ * thread-safe: one producer fills a save.
  */
 public final class LayoutWriter {
     /** What generates payload bytes: the stream's bytes at {@code streamOffset} into all of {@code dst}. */
     @FunctionalInterface
     public interface Source {
         void fill(MemorySegment dst, long streamOffset);
+
+        /**
+         * Fills {@code dst} like {@link #fill}, makes the values of {@code finite} finite when it is
+         * not null ({@link Finite#apply}; {@code phase}: the byte of its element that {@code dst[0]}
+         * is), and returns {@code crc} (the CRC-32 of the payload's bytes before these, 0 to start)
+         * continued over {@code dst}, or 0 without {@code withCrc}. This default makes three passes
+         * (java.util.zip.CRC32 for the sum); the native core's makes one.
+         */
+        default long fillPayload(MemorySegment dst, long streamOffset, DType finite, int phase, boolean withCrc,
+                                 long crc) {
+            fill(dst, streamOffset);
+            if (finite != null) {
+                Finite.apply(finite, dst, phase);
+            }
+            return withCrc ? Crc32s.combine(crc, Crc32s.of(dst), dst.byteSize()) : 0;
+        }
     }
 
     private final Layout layout;
     private final long[] crcs;
-    private final CRC32 running = new CRC32();
+    /** The CRC-32 of the payload being filled, up to the last byte filled. */
+    private long running;
     private long next;
 
     LayoutWriter(Layout layout) {
@@ -57,13 +74,17 @@ public final class LayoutWriter {
             }
             MemorySegment part = dst.asSlice(from - offset, to - from);
             if (s.payload()) {
-                source.fill(part, s.stream() + (from - s.start()));
-                if (layout.crc()) {
-                    Crc32s.update(running, part);
-                    if (to == s.start() + s.length()) {
-                        crcs[s.tensor()] = running.getValue();
-                        running.reset();
-                    }
+                long within = from - s.start();
+                DType finite = layout.finiteType(s.tensor());
+                if (finite == null && !layout.crc()) {
+                    source.fill(part, s.stream() + within);
+                    continue;
+                }
+                int phase = finite == null ? 0 : (int) (within % finite.itemSize());
+                running = source.fillPayload(part, s.stream() + within, finite, phase, layout.crc(),
+                        within == 0 ? 0 : running);
+                if (layout.crc() && to == s.start() + s.length()) {
+                    crcs[s.tensor()] = running;
                 }
             } else {
                 MemorySegment.copy(MemorySegment.ofArray(s.framing()), from - s.start(), dst, from - offset, to - from);

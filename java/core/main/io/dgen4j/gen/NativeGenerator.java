@@ -156,6 +156,34 @@ public final class NativeGenerator implements Generator {
         });
     }
 
+    /**
+     * Fills {@code dst} (a native segment) with stream bytes at {@code streamOffset} like
+     * {@link #fill}, makes the values of a floating-point type finite ({@code finite}: the native
+     * core's DGEN4J_FINITE_* code, 0 for none; {@code phase}: the byte of its element that
+     * {@code dst[0]} is) and returns {@code crc} (the CRC-32 of what came before, 0 to start)
+     * continued over the bytes written, or 0 when {@code withCrc} is false: one pass on the
+     * workers, each block summed while still in cache.
+     *
+     * @throws IllegalArgumentException for a heap segment, a range outside the stream, or a bad code or phase
+     */
+    public long fillPayload(MemorySegment dst, long streamOffset, int finite, int phase, boolean withCrc, long crc) {
+        FillRange.check(spec, dst, streamOffset, dst.byteSize());
+        if (!dst.isNative()) {
+            throw new IllegalArgumentException("fillPayload needs a native segment");
+        }
+        return handle.call(h -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment sum = withCrc ? arena.allocate(ValueLayout.JAVA_INT) : MemorySegment.NULL;
+                if (withCrc) {
+                    sum.set(ValueLayout.JAVA_INT, 0, (int) crc);
+                }
+                int rc = dgen4j_h.dgen4j_generator_fill_payload(h, streamOffset, dst, dst.byteSize(), finite, phase, sum);
+                NativeCallException.check(rc, "dgen4j_generator_fill_payload");
+                return withCrc ? Integer.toUnsignedLong(sum.get(ValueLayout.JAVA_INT, 0)) : 0L;
+            }
+        });
+    }
+
     @Override
     public long firstMismatch(MemorySegment data, long streamOffset, long length) {
         FillRange.checkSource(spec, data, streamOffset, length);

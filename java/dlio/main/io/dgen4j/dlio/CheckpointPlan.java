@@ -10,6 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The files each rank writes for one checkpoint and their exact sizes, computed as DLIO's
@@ -94,10 +95,12 @@ public final class CheckpointPlan {
     private final long optimizerBytes;
     private final long dlioLoggedBytes;
     private final long tensorBytes;
+    private final Optional<String> formatFallback;
 
     private CheckpointPlan(DlioConfig config, int ranks, int dataParallelism, long parameters, List<RankPlan> plans,
-                           long modelBytes, long optimizerBytes, long dlioLoggedBytes) {
+                           long modelBytes, long optimizerBytes, long dlioLoggedBytes, Optional<String> formatFallback) {
         this.config = config;
+        this.formatFallback = formatFallback;
         this.ranks = ranks;
         this.dataParallelism = dataParallelism;
         this.parameters = parameters;
@@ -128,7 +131,25 @@ public final class CheckpointPlan {
     public static CheckpointPlan of(DlioConfig config, int ranks) {
         DlioConfigReader.checkRanks(config, ranks);
         try {
-            return new Planner(config, ranks).plan();
+            try {
+                return new Planner(config, ranks, Optional.empty()).plan();
+            } catch (DlioConfigException e) {
+                DlioConfig.Streaming s = config.streaming();
+                if (s.formatSet() || s.format() != Layout.Format.TORCH
+                        || !"checkpoint.streaming.format".equals(e.key())) {
+                    throw e;
+                }
+                // torch is only framework pytorch's default here: a state dict no torch file holds falls back to
+                // the raw files, saying why, where a named torch format is refused
+                String why = "checkpoint.streaming.format: writing raw files, not torch (the default for framework "
+                        + "pytorch): " + e.getMessage().substring(e.key().length() + 2).replaceFirst(": use raw$", "");
+                List<String> warnings = new ArrayList<>(config.warnings());
+                warnings.add(why);
+                DlioConfig raw = new DlioConfig(config.framework(), config.model(), config.workflow(),
+                        config.checkpoint(), s.withFormat(Layout.Format.RAW), config.storage(), config.outputFolder(),
+                        warnings);
+                return new Planner(raw, ranks, Optional.of(why)).plan();
+            }
         } catch (ArithmeticException e) {
             DlioConfig.Model m = config.model();
             DlioConfig.Transformer t = m.transformer();
@@ -153,6 +174,14 @@ public final class CheckpointPlan {
     /** The files' format ({@code checkpoint.streaming.format}): raw, or torch.save's files of DLIO's state dicts. */
     public Layout.Format format() {
         return config.streaming().format();
+    }
+
+    /**
+     * Why this plan's files are raw although framework pytorch's default is torch (a state dict at these ranks that
+     * no torch file holds, such as an empty layer dict), for the caller to show; empty otherwise.
+     */
+    public Optional<String> formatFallback() {
+        return formatFallback;
     }
 
     /** Ranks planned. */
@@ -299,6 +328,7 @@ public final class CheckpointPlan {
         private final int dp;
         private final String ext;
         private final Layout.Format format;
+        private final Optional<String> fallback;
         private final Map<Integer, List<Tensor>> layers = new HashMap<>();
         private final Map<Integer, List<Tensor>> stages = new HashMap<>();
         /** File bytes by tensor list: the lists are shared, so each distinct file is laid out once. */
@@ -306,8 +336,9 @@ public final class CheckpointPlan {
         private List<Tensor> optimizer;
         private List<Tensor> legacy;
 
-        Planner(DlioConfig c, int ranks) {
+        Planner(DlioConfig c, int ranks, Optional<String> fallback) {
             this.c = c;
+            this.fallback = fallback;
             this.m = c.model();
             this.p = m.parallelism();
             this.t = m.transformer();
@@ -400,7 +431,7 @@ public final class CheckpointPlan {
                 out.add(new RankPlan(rank, tpRank, ppRank, dpRank, mpRank, layers[0], layers[1], files));
             }
             long logged = Math.addExact(legacyModel ? m.modelSizeBytes() : (long) loggedModel, loggedOptim);
-            return new CheckpointPlan(c, ranks, dp, params, out, model, optim, logged);
+            return new CheckpointPlan(c, ranks, dp, params, out, model, optim, logged, fallback);
         }
 
         /** Refuses a plan that reaches more than {@link #MAX_FILES} files per checkpoint by {@code rank}. */

@@ -113,15 +113,24 @@ public record DlioConfig(String framework, Model model, Workflow workflow, Check
      * @param backend       the storage backend by name, empty for the best for the folder's scheme
      * @param dedupRatio    dedup ratio of the data (default 1: all blocks distinct, as DLIO's random tensors)
      * @param compressRatio compression ratio of the data (default 1: incompressible)
-     * @param format        the files' format ({@code checkpoint.streaming.format}): {@code raw} (default: the
-     *                      tensors' bytes alone) or {@code torch} ({@code torch.save}'s file of DLIO's state dict)
+     * @param format        the files' format ({@code checkpoint.streaming.format}): {@code torch}
+     *                      ({@code torch.save}'s file of DLIO's state dict; the default for framework pytorch) or
+     *                      {@code raw} (the tensors' bytes alone; the default for tensorflow)
+     * @param formatSet     whether the YAML or an override named the format: a default torch format falls back to
+     *                      raw where a plan's state dict cannot be a torch file, a named one is refused there
      */
     public record Streaming(long chunkSize, int numBuffers, int writers, Optional<String> backend, double dedupRatio,
-                            double compressRatio, io.dgen4j.format.Layout.Format format) {
-        /** The settings with the raw format. */
+                            double compressRatio, io.dgen4j.format.Layout.Format format, boolean formatSet) {
+        /** The settings with the raw format, named. */
         public Streaming(long chunkSize, int numBuffers, int writers, Optional<String> backend, double dedupRatio,
                          double compressRatio) {
-            this(chunkSize, numBuffers, writers, backend, dedupRatio, compressRatio, io.dgen4j.format.Layout.Format.RAW);
+            this(chunkSize, numBuffers, writers, backend, dedupRatio, compressRatio, io.dgen4j.format.Layout.Format.RAW,
+                    true);
+        }
+
+        /** These settings in {@code other} format, as if named. */
+        public Streaming withFormat(io.dgen4j.format.Layout.Format other) {
+            return new Streaming(chunkSize, numBuffers, writers, backend, dedupRatio, compressRatio, other, true);
         }
     }
 

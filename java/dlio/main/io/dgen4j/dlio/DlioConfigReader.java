@@ -258,9 +258,10 @@ public final class DlioConfigReader {
         } catch (IllegalArgumentException e) {
             throw new DlioConfigException("checkpoint.streaming.compress_ratio", e.getMessage());
         }
+        String formatName = string(st, "format", "checkpoint.streaming.format", null);
         Layout.Format format;
         try {
-            format = Layout.Format.parse(string(st, "format", "checkpoint.streaming.format", "raw"));
+            format = formatName == null ? defaultFormat(framework, m) : Layout.Format.parse(formatName);
         } catch (IllegalArgumentException e) {
             throw new DlioConfigException("checkpoint.streaming.format", e.getMessage());
         }
@@ -275,17 +276,15 @@ public final class DlioConfigReader {
         if (format == Layout.Format.TORCH && !m.layerParameters().isEmpty()) {
             // DLIO shares one layer dict among all layers there: torch.save pickles it once, which a tensor list
             // cannot say
-            throw new DlioConfigException("checkpoint.streaming.format", "torch files of the legacy "
-                    + "model.layer_parameters are not written (DLIO shares one dict among the layers): use raw");
+            throw new DlioConfigException("checkpoint.streaming.format", "torch files " + LEGACY_LAYERS + ": use raw");
         }
         if (format == Layout.Format.TORCH && !m.optimizationGroups().isEmpty()) {
             // DLIO's literal 'a' and 'b' keys are one object each, which torch.save pickles once per file
-            throw new DlioConfigException("checkpoint.streaming.format", "torch files of the legacy "
-                    + "model.optimization_groups are not written (their 'a' and 'b' keys are shared objects): use raw");
+            throw new DlioConfigException("checkpoint.streaming.format", "torch files " + LEGACY_GROUPS + ": use raw");
         }
         DlioConfig.Streaming streaming = new DlioConfig.Streaming(chunk, buffers, writers,
                 Optional.ofNullable(string(st, "backend", "checkpoint.streaming.backend", null)), dedup, compress,
-                format);
+                format, formatName != null);
 
         String storageType = string(sto, "storage_type", "storage.storage_type", "local_fs");
         if (!Set.of("local_fs", "parallel_fs", "s3").contains(storageType)) {
@@ -299,6 +298,30 @@ public final class DlioConfigReader {
                 Optional.ofNullable(string(out, "folder", "output.folder", null)), warnings);
         checkRules(config, model.containsKey("num_layers"));
         return config;
+    }
+
+    private static final String LEGACY_LAYERS = "of the legacy model.layer_parameters are not written (DLIO shares "
+            + "one dict among the layers)";
+    private static final String LEGACY_GROUPS = "of the legacy model.optimization_groups are not written (their 'a' "
+            + "and 'b' keys are shared objects)";
+
+    /**
+     * The format when {@code checkpoint.streaming.format} is unset: torch for {@code framework: pytorch} (DLIO's
+     * default mechanism there is {@code torch.save}), raw for tensorflow and, with a warning saying why, for the
+     * legacy predefined tensors a torch file cannot describe.
+     */
+    private Layout.Format defaultFormat(String framework, DlioConfig.Model m) {
+        if (!"pytorch".equals(framework)) {
+            return Layout.Format.RAW;
+        }
+        String why = !m.layerParameters().isEmpty() ? LEGACY_LAYERS
+                : !m.optimizationGroups().isEmpty() ? LEGACY_GROUPS : null;
+        if (why != null) {
+            warnings.add("checkpoint.streaming.format: writing raw files, not torch (the default for framework "
+                    + "pytorch): torch files " + why);
+            return Layout.Format.RAW;
+        }
+        return Layout.Format.TORCH;
     }
 
     /** DLIO's own checks (ConfigArguments.validate) that do not need the number of ranks. */

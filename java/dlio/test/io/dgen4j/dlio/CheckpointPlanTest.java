@@ -26,8 +26,16 @@ import org.junit.jupiter.api.Test;
  */
 class CheckpointPlanTest {
 
+    /**
+     * Pins the raw format: these tests check DLIO's tensor arithmetic, the raw files' sizes (DlioTorchTest checks the
+     * torch files framework pytorch writes by default).
+     */
+    static final String RAW = "++workload.checkpoint.streaming.format=raw";
+
     private static DlioConfig shipped(String name, String... overrides) throws IOException {
-        return DlioConfigReader.read(root().resolve("configs/dlio/" + name), List.of(overrides));
+        List<String> o = new java.util.ArrayList<>(List.of(overrides));
+        o.add(RAW);
+        return DlioConfigReader.read(root().resolve("configs/dlio/" + name), o);
     }
 
     static Path root() {
@@ -225,7 +233,7 @@ class CheckpointPlanTest {
     @Test
     void legacy_model_size_bytes_is_one_file_on_rank_zero() {
         DlioConfig c = DlioConfigReader.parse("model:\n  name: unet3d\n  model_size_bytes: 499153191\n"
-                + "framework: pytorch\nworkflow:\n  checkpoint: True\n", "inline", List.of());
+                + "framework: pytorch\nworkflow:\n  checkpoint: True\n", "inline", List.of(RAW));
         CheckpointPlan plan = CheckpointPlan.of(c, 4);
         // not a transformer: DLIO writes model_states-{rank} of model_size_bytes; ZeRO 0 leaves it to rank 0
         assertEquals(List.of("model_states-0.pt 499153191 LEGACY_MODEL"), described(plan.rank(0)));
@@ -272,7 +280,7 @@ class CheckpointPlanTest {
     @Test
     void sizes_are_exact_integers_and_an_overflow_names_the_model() throws IOException {
         DlioConfig c = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"),
-                List.of("++workload.model.transformer.hidden_size=3037000500"));
+                List.of("++workload.model.transformer.hidden_size=3037000500", RAW));
         DlioConfigException e = assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(c, 4));
         assertEquals("model", e.key());
         assertTrue(e.getMessage().startsWith("model: the checkpoint's sizes do not fit in 64-bit integers "
@@ -284,7 +292,7 @@ class CheckpointPlanTest {
 
     @Test
     void a_plan_is_bounded_in_ranks_and_files() throws IOException {
-        DlioConfig c = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"), List.of());
+        DlioConfig c = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"), List.of(RAW));
         assertEquals("ranks: must be 1 to 65536, got 100000",
                 assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(c, 100_000)).getMessage());
         // tiny at 65,536 ranks: every rank planned, within the launcher's heap, its JSON made rank by rank
@@ -293,13 +301,13 @@ class CheckpointPlanTest {
         assertEquals(DlioConfigReader.MAX_RANKS, ((List<?>) big.toMap().get("rankPlans")).size());
         // 100,000 layers of 4 tensor shards in 2 stages under ZeRO 1: a layer file each, over the file limit
         DlioConfig layers = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"),
-                List.of("++workload.model.num_layers=100000", "++workload.model.parallelism.tensor=4"));
+                List.of("++workload.model.num_layers=100000", "++workload.model.parallelism.tensor=4", RAW));
         DlioConfigException e = assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(layers, 8));
         assertEquals("ranks", e.key());
         assertTrue(e.getMessage().contains("write more than 262144 files per checkpoint"), e.getMessage());
         // at the limit's side: 2 x 100,003 layer files plus the optimizer files
         DlioConfig fits = DlioConfigReader.read(root().resolve("configs/dlio/tiny.yaml"),
-                List.of("++workload.model.num_layers=100000"));
+                List.of("++workload.model.num_layers=100000", RAW));
         assertEquals(2 * 100_003 + 4, CheckpointPlan.of(fits, 4).fileCount());
     }
 }

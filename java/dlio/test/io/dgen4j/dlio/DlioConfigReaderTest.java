@@ -36,7 +36,8 @@ class DlioConfigReaderTest {
         assertEquals(new DlioConfig.Checkpoint("./checkpoints", DlioConfig.Mode.DEFAULT, false, -1, -1, -1, false,
                 false), c.checkpoint());
         assertEquals(new DlioConfig.Workflow(false, true, false), c.workflow());
-        assertEquals(new DlioConfig.Streaming(32L << 20, 2, 1, Optional.empty(), 1, 1, io.dgen4j.format.Layout.Format.RAW), c.streaming());
+        assertEquals(new DlioConfig.Streaming(32L << 20, 2, 1, Optional.empty(), 1, 1, io.dgen4j.format.Layout.Format.RAW, false),
+                c.streaming());
         assertEquals(new DlioConfig.Storage("local_fs", "./"), c.storage());
         assertTrue(c.warnings().isEmpty(), c.warnings().toString());
     }

@@ -36,7 +36,9 @@ class DlioRunTest {
     }
 
     private DlioConfig tiny(String... more) throws IOException {
-        List<String> o = new ArrayList<>(List.of("++workload.checkpoint.checkpoint_folder=" + dir.resolve("ckpt")));
+        // raw, pinned: these tests check the run's mechanics on the tensors' bytes (DlioTorchTest runs torch files)
+        List<String> o = new ArrayList<>(List.of("++workload.checkpoint.checkpoint_folder=" + dir.resolve("ckpt"),
+                CheckpointPlanTest.RAW));
         o.addAll(List.of(more));
         return DlioConfigReader.read(CheckpointPlanTest.root().resolve("configs/dlio/tiny.yaml"), o);
     }

@@ -1,6 +1,7 @@
 package io.dgen4j.dlio;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -97,6 +98,52 @@ class DlioTorchTest {
         assertTrue(model.bytes() > model.tensorBytes() && model.bytes() < model.tensorBytes() + (1 << 20),
                 model.bytes() + " bytes");
         assertEquals("torch", plan.toMap().get("format"));
+    }
+
+    @Test
+    void framework_pytorch_writes_torch_by_default_and_raw_where_torch_cannot_say_why() throws IOException {
+        // the shipped llama3 8B, nothing named: torch files of torch.save's size (docs/DLIO.md's arithmetic)
+        CheckpointPlan plan = CheckpointPlan.of(DlioConfigReader.read(CheckpointPlanTest.root()
+                .resolve("configs/dlio/llama3_8b.yaml"), List.of()), 8);
+        assertEquals(Layout.Format.TORCH, plan.format());
+        assertEquals(2_007_619_961L, plan.rank(0).files().get(0).bytes());
+        assertEquals(12_045_640_409L, plan.rank(0).files().get(1).bytes());
+        assertEquals(8 * (2_007_619_961L + 12_045_640_409L), plan.totalBytes());
+        assertEquals(112_425_623_552L, plan.tensorBytes()); // DLIO's 104.70 GiB of tensors
+        assertTrue(plan.formatFallback().isEmpty());
+        // named raw: the tensors' bytes alone
+        CheckpointPlan raw = CheckpointPlan.of(DlioConfigReader.read(CheckpointPlanTest.root()
+                .resolve("configs/dlio/llama3_8b.yaml"), List.of(CheckpointPlanTest.RAW)), 8);
+        assertEquals(112_425_623_552L, raw.totalBytes());
+        // tensorflow (DLIO's default framework): raw, silently (DLIO's mechanism there is not torch.save)
+        DlioConfig tf = DlioConfigReader.parse("model:\n  num_layers: 2\n  type: transformer\nworkflow:\n"
+                + "  checkpoint: True\n", "inline", List.of());
+        assertEquals(Layout.Format.RAW, tf.streaming().format());
+        assertTrue(tf.warnings().isEmpty(), tf.warnings().toString());
+        // the legacy predefined tensors: raw, with a warning that says why
+        DlioConfig legacy = DlioConfigReader.parse(CheckpointPlanTest.PREDEFINED, "inline", List.of());
+        assertEquals(Layout.Format.RAW, legacy.streaming().format());
+        assertEquals(List.of("checkpoint.streaming.format: writing raw files, not torch (the default for framework "
+                + "pytorch): torch files of the legacy model.layer_parameters are not written (DLIO shares one dict "
+                + "among the layers)"), legacy.warnings());
+        // a split that leaves a layer without elements (8 x 8 dims, ZeRO 3 over 128 data ranks): a torch file
+        // would hold an empty dict; the default falls back to raw saying so, a named torch is refused
+        List<String> thin = List.of("++workload.model.parallelism.zero_stage=3", "++workload.model.parallelism.pipeline=1",
+                "++workload.model.transformer.hidden_size=8", "++workload.model.transformer.ffn_hidden_size=8",
+                "++workload.model.transformer.vocab_size=8");
+        CheckpointPlan fallback = CheckpointPlan.of(DlioConfigReader.read(CheckpointPlanTest.root()
+                .resolve("configs/dlio/tiny.yaml"), thin), 256);
+        assertEquals(Layout.Format.RAW, fallback.format());
+        String why = fallback.formatFallback().orElseThrow();
+        assertTrue(why.startsWith("checkpoint.streaming.format: writing raw files, not torch (the default for framework "
+                + "pytorch): layer 0 has no tensor with elements at this split"), why);
+        assertTrue(fallback.config().warnings().contains(why), fallback.config().warnings().toString());
+        List<String> named = new ArrayList<>(thin);
+        named.add("++workload.checkpoint.streaming.format=torch");
+        DlioConfig torch = DlioConfigReader.read(CheckpointPlanTest.root().resolve("configs/dlio/tiny.yaml"), named);
+        DlioConfigException e = assertThrows(DlioConfigException.class, () -> CheckpointPlan.of(torch, 256));
+        assertEquals("checkpoint.streaming.format", e.key());
+        assertTrue(e.getMessage().endsWith("(a torch file would hold an empty dict): use raw"), e.getMessage());
     }
 
     @Test
@@ -206,8 +253,11 @@ class DlioTorchTest {
         String python = python();
         DlioConfig c = DlioConfigReader.read(CheckpointPlanTest.root().resolve("configs/dlio/tiny.yaml"),
                 List.of("++workload.checkpoint.checkpoint_folder=" + dir.resolve("ckpt"),
-                        "++workload.checkpoint.streaming.format=torch", "++workload.checkpoint.num_checkpoints_write=1",
-                        "++workload.checkpoint.num_checkpoints_read=1", "++workload.model.parallelism.zero_stage=" + zero));
+                        "++workload.checkpoint.num_checkpoints_write=1", "++workload.checkpoint.num_checkpoints_read=1",
+                        "++workload.model.parallelism.zero_stage=" + zero));
+        // no format named: torch is framework pytorch's default
+        assertEquals(Layout.Format.TORCH, c.streaming().format());
+        assertFalse(c.streaming().formatSet());
         CheckpointPlan plan = CheckpointPlan.of(c, ranks);
         if (zero == 0) {
             assertEquals("zero_pp_rank_0_mp_rank_3_model_states.pt", plan.rank(3).files().get(0).name());

@@ -282,17 +282,23 @@ public abstract class S3FaultContract {
         load(p -> p.inject(Match.rangedGet(), Fault.garbage())).completes();
     }
 
-    /** A pause after each piece the proxy relays (64 KiB at most): never a gap as long as the 2 s idle timeout. */
+    /**
+     * A 100 ms pause after each piece the proxy relays (64 KiB at most): never a gap as long as the 2 s
+     * idle timeout, while each 5 MiB range takes about 8 s, four times that timeout.
+     */
     @Test
     protected void aRangedGetTrickledFasterThanTheIdleTimeoutCompletes() throws Exception {
-        load(p -> p.inject(Match.rangedGet(), Fault.trickle(256 << 10, Duration.ofMillis(250))))
+        load(p -> p.inject(Match.rangedGet(), Fault.trickle(256 << 10, Duration.ofMillis(100))))
                 .settings(S3FaultContract::shortWaits).completes();
     }
 
-    /** 32 bytes every 1.2 s, the head included: gaps just under the 2 s first-byte and idle timeouts. */
+    /**
+     * 64 bytes every 1.2 s, the head included: gaps just under the 2 s first-byte and idle timeouts, the
+     * answer taking several times those timeouts.
+     */
     @Test
     protected void aHeadAnswerTrickledJustUnderTheIdleTimeoutCompletes() throws Exception {
-        load(p -> p.inject(Match.head(), Fault.trickle(32, Duration.ofMillis(1200))))
+        load(p -> p.inject(Match.head(), Fault.trickle(64, Duration.ofMillis(1200))))
                 .settings(S3FaultContract::shortWaits).completes();
     }
 
@@ -352,8 +358,8 @@ public abstract class S3FaultContract {
     protected void anObjectReplacedDuringALoadFailsItAsChanged() throws Exception {
         checkpoint(S3.settings()).save(target(), 4 * PART);
         try (FaultProxy proxy = FaultProxy.start(S3.endpoint())) {
-            proxy.inject(Match.rangedGet(), Fault.delayRequest(Duration.ofSeconds(15)), 2, 1);
-            // the GET held 15 s must not time out first (DGEN4J_S3_TIMEOUTS: 10 s for the first byte)
+            proxy.inject(Match.rangedGet(), Fault.delayRequest(Duration.ofSeconds(6)), 2, 1);
+            // the GET held 6 s must not time out first (DGEN4J_S3_TIMEOUTS: 10 s for the first byte)
             S3Settings patient = proxy.settings(S3.settings()).toBuilder().timeouts(S3Timeouts.parse("first-byte=30s",
                     "test", S3Timeouts.DEFAULTS)).build();
             StreamingCheckpoint c = StreamingCheckpoint.builder().chunkSize(PART).buffers(2).readersInFlight(1)

@@ -68,8 +68,9 @@ public final class BackendsCommand implements Callable<Integer> {
             description = "Only these backends, comma-separated (default: every installed S3 backend, and azure).")
     List<String> backends;
 
-    @Option(names = "--no-warmup", description = "Measure each backend's first save (by default each saves one "
-            + "chunk first, unmeasured, so that its client's start-up does not count).")
+    @Option(names = "--no-warmup", description = "Measure each backend's first save (by default each saves the "
+            + "same size twice and measures the second, the steady state; the first save's CPU per GiB, its client "
+            + "starting, is the 1st save column).")
     boolean noWarmup;
 
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "1", description = "Save and load with each backend N "

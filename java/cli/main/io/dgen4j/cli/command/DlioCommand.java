@@ -7,7 +7,9 @@ import picocli.CommandLine.Command;
 @Command(name = "dlio", mixinStandardHelpOptions = true,
         description = {"DLIO benchmark workloads: the checkpoint phase of a DLIO workload YAML.",
                 "Files are sized, named and reported as DLIO does, written with streaming checkpoints."
-                + " DLIO's \"GB\" are GiB (2^30 bytes)."},
+                + " With framework pytorch each file is what torch.save writes for DLIO's state dict"
+                + " (checkpoint.streaming.format torch, the default there); format raw writes the tensors' bytes"
+                + " alone. DLIO's \"GB\" are GiB (2^30 bytes)."},
         subcommands = {DlioPlanCommand.class, DlioRunCommand.class})
 public final class DlioCommand implements Runnable {
     @CommandLine.Spec

@@ -48,7 +48,7 @@ public final class DlioPlanCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         DlioConfig c = config.read(command.commandLine().getErr());
-        CheckpointPlan plan = CheckpointPlan.of(c, config.ranks(config.launch(env)));
+        CheckpointPlan plan = config.plan(c, config.ranks(config.launch(env)), command.commandLine().getErr());
         // what `dlio run` checks before its first byte, with the same storage settings: a plan that prints is a
         // plan that runs
         DlioRun.check(plan, DlioRun.Options.defaults().withCustomize(

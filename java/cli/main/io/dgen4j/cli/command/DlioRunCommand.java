@@ -84,7 +84,7 @@ public final class DlioRunCommand implements Callable<Integer> {
         DlioConfig c = config.read(command.commandLine().getErr());
         LaunchInfo launch = config.launch(env);
         int ranks = config.ranks(launch);
-        CheckpointPlan plan = CheckpointPlan.of(c, ranks);
+        CheckpointPlan plan = config.plan(c, ranks, command.commandLine().getErr());
         StorageTarget folder = StorageTarget.parse(DlioRun.folderTarget(c));
         // resolved once, here, and used on the ranks' threads
         UnaryOperator<StreamingCheckpoint.Builder> storage = backend.resolve(folder, env);

@@ -63,7 +63,7 @@ final class ShardedSave {
             StreamingCheckpoint ckpt = backend.apply(options.builder(n -> bar.update(before + n), env), where, env)
                     .build();
             SaveResult r = ckpt.save(where, Layout.of(Layout.Format.SAFETENSORS, shards.get(k), false,
-                    whole.alignment()));
+                    whole.alignment()).withFinite(whole.finite()));
             done += r.totalBytes();
             fileBytes += r.totalBytes();
             Map<String, Object> row = new LinkedHashMap<>();

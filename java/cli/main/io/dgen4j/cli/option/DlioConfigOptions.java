@@ -1,6 +1,7 @@
 package io.dgen4j.cli.option;
 
 import io.dgen4j.cli.Environment;
+import io.dgen4j.dlio.CheckpointPlan;
 import io.dgen4j.dlio.DlioConfig;
 import io.dgen4j.dlio.DlioConfigReader;
 import io.dgen4j.launch.LaunchInfo;
@@ -40,6 +41,14 @@ public final class DlioConfigOptions {
         }
         err.flush();
         return c;
+    }
+
+    /** The plan of {@code c} on {@code ranks} ranks; why its files fall back to raw, if they do, goes to {@code err}. */
+    public CheckpointPlan plan(DlioConfig c, int ranks, PrintWriter err) {
+        CheckpointPlan plan = CheckpointPlan.of(c, ranks);
+        plan.formatFallback().ifPresent(w -> err.println("dgen4j: warning: " + config + ": " + w));
+        err.flush();
+        return plan;
     }
 
     /** The launch this process is part of, as {@code env}'s launcher variables describe it. */

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
-/** The checkpoint format options of save: --format, --tensors, --model, --crc, --alignment. */
+/** The checkpoint format options of save: --format, --tensors, --model, --crc, --alignment, --finite. */
 public final class FormatOptions {
     @Option(names = "--format", defaultValue = "raw",
             description = "raw (the stream alone; default), torch (torch.save's zip, loadable by torch.load) or"
@@ -35,6 +35,13 @@ public final class FormatOptions {
             description = "crc32 (default: each tensor's CRC-32 computed as it is generated) or none (zeros, for"
                     + " speed runs; zip readers that check CRCs then refuse the file).")
     String crc;
+
+    @Option(names = "--finite", negatable = true,
+            description = "Make every float16/bfloat16/float32/float64 value finite: the top exponent bit of each value"
+                    + " is cleared (no Inf or NaN; every value below 2 in magnitude). Default: off for raw and torch"
+                    + " (the stream's bytes as they are), on for safetensors (weights that loaders compute with). Needs --tensors or --model. See docs/FORMATS.md.")
+    Boolean finite;
+
 
     @Option(names = "--alignment",
             description = "Where each torch record's data starts: a multiple of 64 (default) or 4096; where a"
@@ -95,6 +102,10 @@ public final class FormatOptions {
             throw new IllegalArgumentException("--crc must be crc32 or none, got " + crc);
         }
         if (f == Layout.Format.RAW && tensors == null && model == null) {
+            if (Boolean.TRUE.equals(finite)) {
+                throw new IllegalArgumentException("--finite needs --tensors or --model: their dtypes say which bytes"
+                        + " are floating-point values");
+            }
             if (size == null) {
                 throw new IllegalArgumentException("--size is needed (or --format torch or safetensors with --tensors or --model)");
             }
@@ -119,6 +130,7 @@ public final class FormatOptions {
             }
         }
         int align = alignment != null ? alignment : f == Layout.Format.SAFETENSORS ? 8 : 64;
-        return Optional.of(Layout.of(f, list, crc.equals("crc32"), align));
+        return Optional.of(Layout.of(f, list, crc.equals("crc32"), align)
+                .withFinite(finite != null ? finite : f.finiteByDefault()));
     }
 }

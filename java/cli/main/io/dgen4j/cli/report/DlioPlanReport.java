@@ -45,8 +45,11 @@ public final class DlioPlanReport {
                 plan.modelBytes(), CheckpointPlan.gib(plan.modelBytes()), plan.optimizerBytes(),
                 CheckpointPlan.gib(plan.optimizerBytes()));
         if (plan.format() == io.dgen4j.format.Layout.Format.TORCH) {
-            out.printf(Locale.ROOT, "  torch.save files of DLIO's state dicts (checkpoint.streaming.format torch): %d bytes "
-                    + "of tensors and %d of zip and pickle%n", plan.tensorBytes(), plan.totalBytes() - plan.tensorBytes());
+            out.printf(Locale.ROOT, "  torch.save files of DLIO's state dicts (checkpoint.streaming.format torch%s): %d "
+                    + "bytes of tensors and %d of zip and pickle%n", c.streaming().formatSet() ? ""
+                    : ", framework pytorch's default", plan.tensorBytes(), plan.totalBytes() - plan.tensorBytes());
+        } else {
+            out.printf(Locale.ROOT, "  raw files, the tensors' bytes alone (checkpoint.streaming.format raw)%n");
         }
         if (plan.dlioLoggedBytes() != plan.tensorBytes()) {
             out.printf(Locale.ROOT, "  note: DLIO's log would say %.6f GB: it counts state it does not write (see docs/DLIO.md)%n",

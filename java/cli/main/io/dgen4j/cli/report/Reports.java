@@ -228,7 +228,7 @@ public final class Reports {
         double bestCpu = S3Backends.bestCpu(backends);
         int rounds = backends.stream().mapToInt(b -> b.rounds().size()).max().orElse(1);
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"backend", "save s", "MB/s", "CPU s/GiB", "copies", "peak RSS", "load MB/s",
+        rows.add(new String[] {"backend", "save s", "MB/s", "CPU s/GiB", "1st save", "copies", "peak RSS", "load MB/s",
                 "verified", "vs best"});
         List<String> notes = new ArrayList<>();
         boolean anyTie = false;
@@ -245,7 +245,7 @@ public final class Reports {
                 anyTie |= tie;
                 Spread rss = b.peakRssBytes();
                 rows.add(new String[] {b.backend(), b.saveSeconds().format("%.2f"), b.saveMBps().format("%.1f"),
-                        b.cpuSecondsPerGiB().format("%.2f"), copies, rss.rounds() < 2 ? mib((long) rss.median())
+                        b.cpuSecondsPerGiB().format("%.2f"), b.firstCpuSecondsPerGiB().format("%.2f"), copies, rss.rounds() < 2 ? mib((long) rss.median())
                         : String.format(Locale.ROOT, "%.0f (%.0f-%.0f) MiB", rss.median() / 1048576.0,
                         rss.min() / 1048576.0, rss.max() / 1048576.0), b.loadMBps().format("%.1f"),
                         b.verified() ? "yes" : "no", String.format(Locale.ROOT, "%.2f%s",
@@ -267,8 +267,13 @@ public final class Reports {
             out.println(sb);
         }
         notes.forEach(out::println);
+        boolean firstSaves = backends.stream().filter(S3Backends.Backend::ok)
+                .anyMatch(b -> b.rounds().stream().anyMatch(r -> !Double.isNaN(r.firstCpuSeconds())));
         out.println("MB/s: 10^6 bytes/s of the save; CPU s/GiB: this process's CPU time during the save (generation "
-                + "included, the same for every backend)" + (Double.isFinite(bestCpu) ? "" : ", not available here"));
+                + "included, the same for every backend)" + (Double.isFinite(bestCpu) ? "" : ", not available here")
+                + (firstSaves ? "; the measured save follows a first one of the same size, so it is the steady state, "
+                + "and 1st save is that first save's CPU s/GiB, the clients starting (what a one-shot run costs)"
+                : "; 1st save: the same, the measured save being the first (--no-warmup)"));
         out.println("copies: per byte sent, as the backend's client works; peak RSS: the whole process during the "
                 + "save, with what earlier backends left resident (--backends NAME alone for one's own); vs best: "
                 + "median MB/s over the fastest's");

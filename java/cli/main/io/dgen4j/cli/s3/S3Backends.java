@@ -56,7 +56,7 @@ public final class S3Backends {
 
     /** One backend's run: its save and verified load, or why it did not run or failed. */
     public record Run(String backend, String target, SaveResult save, LoadResult load, double cpuSeconds,
-               Integer copiesPerByte, String unavailable, String error, int exitCode) {
+               double firstCpuSeconds, Integer copiesPerByte, String unavailable, String error, int exitCode) {
         public boolean ok() {
             return save != null && load != null && error == null;
         }
@@ -70,7 +70,19 @@ public final class S3Backends {
         }
 
         public double cpuSecondsPerGiB() {
-            return save.totalBytes() == 0 ? Double.NaN : cpuSeconds / (save.totalBytes() / (double) (1L << 30));
+            return perGiB(cpuSeconds);
+        }
+
+        /**
+         * The CPU seconds per GiB of the round's first save, its clients starting (a one-shot run's
+         * figure); the measured save's own when there was no first save before it.
+         */
+        public double firstCpuSecondsPerGiB() {
+            return perGiB(Double.isNaN(firstCpuSeconds) ? cpuSeconds : firstCpuSeconds);
+        }
+
+        private double perGiB(double seconds) {
+            return save.totalBytes() == 0 ? Double.NaN : seconds / (save.totalBytes() / (double) (1L << 30));
         }
     }
 
@@ -125,6 +137,10 @@ public final class S3Backends {
 
         public Spread cpuSecondsPerGiB() {
             return Spread.of(rounds.stream().mapToDouble(Run::cpuSecondsPerGiB).toArray());
+        }
+
+        public Spread firstCpuSecondsPerGiB() {
+            return Spread.of(rounds.stream().mapToDouble(Run::firstCpuSecondsPerGiB).toArray());
         }
 
         public Spread cpuSeconds() {
@@ -203,9 +219,9 @@ public final class S3Backends {
      * backend, {@code <backend>.bin}), loads it back with verify, and deletes it unless {@code keep}.
      * A backend that fails is reported in its row; the others still run. Every backend saves and
      * loads through one buffer pool, mapped once, so that whoever goes first does not pay for
-     * mapping it. With {@code warmUp}, each backend first saves as many chunks as the pool holds
-     * (not measured, deleted), so that its client's start (class loading, connection pool, JIT) and
-     * the pool's first touch do not count against it. With {@code rounds} above 1 this repeats,
+     * mapping it. With {@code warmUp}, each backend first saves the same size once more (deleted), its
+     * CPU time the one-shot figure, so that its client's start (class loading, connection pool, JIT) and
+     * the pool's first touch do not count against the measured save, the steady state. With {@code rounds} above 1 this repeats,
      * interleaved (round 1 of every backend, then round 2, ...); a backend that failed or is
      * unavailable is not tried again. With {@code azure} and its provider ({@code azureProvider}), the
      * {@code az://} backend runs last in each round, the same way, to {@code azure}'s prefix ({@code azure.bin}).
@@ -260,23 +276,29 @@ public final class S3Backends {
         Integer copies = COPIES_PER_BYTE.get(p.name());
         Optional<String> why = p.unavailable();
         if (why.isPresent()) {
-            return new Run(p.name(), target, null, null, Double.NaN, copies, why.get(), null, 0);
+            return new Run(p.name(), target, null, null, Double.NaN, Double.NaN, copies, why.get(), null, 0);
         }
         StorageTarget where = StorageTarget.parse(target);
         StorageOptions storage = StorageOptions.empty().with(endpoint.settings());
         SaveResult saved = null;
         LoadResult loaded = null;
         double cpu = Double.NaN;
+        double firstCpu = Double.NaN;
         boolean interrupted = false;
         Run run;
         try {
             if (warmUp) {
-                // every round: the clients closed after the previous one start again
+                // every round: the clients closed after the previous one start again; the same size
+                // as the measured save, so that its CPU per GiB is what a one-shot run of it costs
                 StorageTarget warm = StorageTarget.parse(endpoint.target(p.name() + ".warmup.bin"));
-                try {
-                    pooled.apply(options.builder(n -> { }, env).chunkSize(chunk).backend(p.name())
-                            .backendOptions(endpoint.settings())).build()
-                            .save(warm, Math.min(size, (long) options.buffers * chunk));
+                try (Progress bar = new Progress(System.err, String.format("%-5s 1st save%s   ", p.name(), round),
+                        size, bars)) {
+                    StreamingCheckpoint first = pooled.apply(options.builder(bar::update, env).chunkSize(chunk)
+                            .backend(p.name()).backendOptions(endpoint.settings())).build();
+                    Duration before = cpuTime();
+                    first.save(warm, size);
+                    Duration after = cpuTime();
+                    firstCpu = before == null || after == null ? Double.NaN : after.minus(before).toNanos() / 1e9;
                 } finally {
                     delete(p, warm, storage, err);
                 }
@@ -297,13 +319,14 @@ public final class S3Backends {
                 loaded = pooled.apply(options.builder(bar::update, env).chunkSize(chunk).backend(p.name())
                         .backendOptions(endpoint.settings())).build().load(where, true);
             }
-            run = new Run(p.name(), target, saved, loaded, cpu, copies, null, null, 0);
+            run = new Run(p.name(), target, saved, loaded, cpu, firstCpu, copies, null, null, 0);
         } catch (IOException | RuntimeException e) {
             if (ExitCodes.of(e) == ExitCodes.INTERRUPTED) {
                 interrupted = true; // the aborted save left nothing; no more requests now
                 throw interrupted(e);
             }
-            run = new Run(p.name(), target, saved, loaded, cpu, copies, null, Errors.describe(e), ExitCodes.of(e));
+            run = new Run(p.name(), target, saved, loaded, cpu, firstCpu, copies, null, Errors.describe(e),
+                    ExitCodes.of(e));
         } finally {
             if (!keep && !interrupted) {
                 delete(p, where, storage, err);
@@ -392,6 +415,7 @@ public final class S3Backends {
             m.put("saveMBps", b.saveMBps().median());
             m.put("cpuSeconds", b.cpuSeconds().median());
             m.put("cpuSecondsPerGiB", b.cpuSecondsPerGiB().median());
+            m.put("firstSaveCpuSecondsPerGiB", b.firstCpuSecondsPerGiB().median());
             m.put("peakRssBytes", Math.round(b.peakRssBytes().median()));
             m.put("loadSeconds", b.loadSeconds().median());
             m.put("loadMBps", b.loadMBps().median());
@@ -405,6 +429,7 @@ public final class S3Backends {
             spread.put("saveSeconds", b.saveSeconds().toMap());
             spread.put("saveMBps", b.saveMBps().toMap());
             spread.put("cpuSecondsPerGiB", b.cpuSecondsPerGiB().toMap());
+            spread.put("firstSaveCpuSecondsPerGiB", b.firstCpuSecondsPerGiB().toMap());
             spread.put("peakRssBytes", b.peakRssBytes().toMap());
             spread.put("loadSeconds", b.loadSeconds().toMap());
             spread.put("loadMBps", b.loadMBps().toMap());

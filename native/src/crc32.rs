@@ -1,0 +1,356 @@
+//! CRC-32 of zip and gzip (IEEE 802.3: polynomial 0x04C11DB7 reflected, initial and final
+//! value all ones; not CRC-32C), the value `java.util.zip.CRC32` and zlib's `crc32` give.
+//!
+//! Two kernels compute the same values:
+//!
+//! - carry-less multiply folding (`pclmulqdq`, Intel's "Fast CRC Computation for Generic
+//!   Polynomials Using PCLMULQDQ"): four 128-bit accumulators fold 64 bytes per round, then
+//!   fold into one, reduce 128 to 64 bits and Barrett-reduce to 32. Chosen at run time when
+//!   the CPU has PCLMULQDQ and SSE4.1 (`is_x86_feature_detected!`); the library itself stays
+//!   baseline x86-64;
+//! - slicing-by-8 tables, for any CPU and for the short ends the folding leaves.
+//!
+//! [`combine`] is zlib's `crc32_combine`: the CRC of A followed by B from the CRCs of A and B
+//! and B's length, by multiplying A's CRC by x^(8 len(B)) modulo the polynomial, so that pieces
+//! computed by several workers make the CRC of the whole.
+
+use std::sync::OnceLock;
+
+/// The polynomial, reflected (bit 0 is the coefficient of x^31).
+const POLY: u32 = 0xEDB8_8320;
+
+/// Slicing-by-8 tables: `TABLES[0]` is the classic byte table; `TABLES[k][b]` is the CRC
+/// register after byte `b` followed by `k` zero bytes.
+static TABLES: [[u32; 256]; 8] = tables();
+
+const fn tables() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    let mut b = 0;
+    while b < 256 {
+        let mut c = b as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { (c >> 1) ^ POLY } else { c >> 1 };
+            k += 1;
+        }
+        t[0][b] = c;
+        b += 1;
+    }
+    let mut s = 1;
+    while s < 8 {
+        let mut b = 0;
+        while b < 256 {
+            let prev = t[s - 1][b];
+            t[s][b] = (prev >> 8) ^ t[0][(prev & 0xFF) as usize];
+            b += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// Which kernel [`update`] uses on this CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Slicing-by-8 tables.
+    Table,
+    /// Carry-less multiply folding (x86-64 with PCLMULQDQ and SSE4.1).
+    Clmul,
+}
+
+impl Kernel {
+    /// The best kernel this CPU runs (detected once).
+    pub fn detect() -> Kernel {
+        static K: OnceLock<Kernel> = OnceLock::new();
+        *K.get_or_init(|| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("sse4.1") {
+                    return Kernel::Clmul;
+                }
+            }
+            Kernel::Table
+        })
+    }
+
+    /// "pclmulqdq" or "table".
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Table => "table",
+            Kernel::Clmul => "pclmulqdq",
+        }
+    }
+}
+
+/// The CRC-32 of `data` continued from `crc`, the CRC of what came before (0 for nothing),
+/// with this CPU's best kernel.
+pub fn update(crc: u32, data: &[u8]) -> u32 {
+    update_with(Kernel::detect(), crc, data)
+}
+
+/// [`update`] with a given kernel; [`Kernel::Clmul`] on a CPU without it uses the tables.
+pub fn update_with(kernel: Kernel, crc: u32, data: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Clmul && data.len() >= clmul::MIN_LEN && Kernel::detect() == Kernel::Clmul {
+        // SAFETY: the CPU has PCLMULQDQ and SSE4.1 (detected just above).
+        return unsafe { clmul::update(crc, data) };
+    }
+    let _ = kernel;
+    update_table(crc, data)
+}
+
+/// The CRC-32 of `data` continued from `crc`, with the slicing-by-8 tables.
+pub fn update_table(crc: u32, data: &[u8]) -> u32 {
+    let mut c = !crc;
+    let mut words = data.chunks_exact(8);
+    for w in &mut words {
+        let lo = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) ^ c;
+        let hi = u32::from_le_bytes([w[4], w[5], w[6], w[7]]);
+        c = TABLES[7][(lo & 0xFF) as usize]
+            ^ TABLES[6][((lo >> 8) & 0xFF) as usize]
+            ^ TABLES[5][((lo >> 16) & 0xFF) as usize]
+            ^ TABLES[4][(lo >> 24) as usize]
+            ^ TABLES[3][(hi & 0xFF) as usize]
+            ^ TABLES[2][((hi >> 8) & 0xFF) as usize]
+            ^ TABLES[1][((hi >> 16) & 0xFF) as usize]
+            ^ TABLES[0][(hi >> 24) as usize];
+    }
+    for &b in words.remainder() {
+        c = (c >> 8) ^ TABLES[0][((c ^ b as u32) & 0xFF) as usize];
+    }
+    !c
+}
+
+/// a * b modulo the polynomial (reflected: bit 31 is x^0).
+fn mult_mod_p(a: u32, mut b: u32) -> u32 {
+    let mut m = 1u32 << 31;
+    let mut p = 0u32;
+    loop {
+        if a & m != 0 {
+            p ^= b;
+            if a & (m - 1) == 0 {
+                return p;
+            }
+        }
+        m >>= 1;
+        b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
+    }
+}
+
+/// x^(2^k) modulo the polynomial, k in [0, 32).
+static X2N: [u32; 32] = x2n_table();
+
+const fn x2n_table() -> [u32; 32] {
+    // The const twin of mult_mod_p (loops only: const fns cannot call a non-const fn).
+    const fn mult(a: u32, mut b: u32) -> u32 {
+        let mut m = 1u32 << 31;
+        let mut p = 0u32;
+        loop {
+            if a & m != 0 {
+                p ^= b;
+                if a & (m - 1) == 0 {
+                    return p;
+                }
+            }
+            m >>= 1;
+            b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
+        }
+    }
+    let mut t = [0u32; 32];
+    let mut p = 1u32 << 30; // x^1
+    t[0] = p;
+    let mut n = 1;
+    while n < 32 {
+        p = mult(p, p);
+        t[n] = p;
+        n += 1;
+    }
+    t
+}
+
+/// x^(n 2^k) modulo the polynomial.
+fn x2n_mod_p(mut n: u64, mut k: usize) -> u32 {
+    let mut p = 1u32 << 31; // x^0
+    while n != 0 {
+        if n & 1 != 0 {
+            p = mult_mod_p(X2N[k & 31], p);
+        }
+        n >>= 1;
+        k += 1;
+    }
+    p
+}
+
+/// The CRC-32 of A followed by B, from A's CRC, B's CRC and B's length in bytes (zlib's
+/// `crc32_combine`).
+pub fn combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
+    mult_mod_p(x2n_mod_p(len_b, 3), crc_a) ^ crc_b
+}
+
+#[cfg(target_arch = "x86_64")]
+mod clmul {
+    use std::arch::x86_64::*;
+
+    /// Shorter inputs go to the tables (the folding needs four 16-byte blocks to start).
+    pub const MIN_LEN: usize = 64;
+
+    // Folding constants of the reflected IEEE polynomial: x^(4*128+64) and x^(4*128) mod P
+    // (fold by 512 bits), x^(128+64) and x^128 mod P (fold by 128), x^64 mod P (128 -> 64
+    // bits), then P and floor(x^64 / P) for the Barrett reduction; each bit-reflected and
+    // shifted left by one as the reflected domain requires.
+    const K1: i64 = 0x1_5444_2bd4;
+    const K2: i64 = 0x1_c6e4_1596;
+    const K3: i64 = 0x1_7519_97d0;
+    const K4: i64 = 0x0_ccaa_009e;
+    const K5: i64 = 0x1_63cd_6124;
+    const P_X: i64 = 0x1_DB71_0641;
+    const U_PRIME: i64 = 0x1_F701_1641;
+
+    /// The CRC-32 of `data` (at least [`MIN_LEN`] bytes) continued from `crc`.
+    ///
+    /// # Safety
+    /// The CPU must have PCLMULQDQ and SSE4.1.
+    #[target_feature(enable = "pclmulqdq,sse2,sse4.1")]
+    pub unsafe fn update(crc: u32, data: &[u8]) -> u32 {
+        debug_assert!(data.len() >= MIN_LEN);
+        let mut blocks = data.chunks_exact(16);
+        let mut next = || {
+            let b = blocks.next().expect("a 16-byte block");
+            // SAFETY: `b` is 16 readable bytes; loadu has no alignment requirement.
+            unsafe { _mm_loadu_si128(b.as_ptr().cast::<__m128i>()) }
+        };
+        let mut x3 = next();
+        let mut x2 = next();
+        let mut x1 = next();
+        let mut x0 = next();
+        // The register of the CRC so far enters as the first 32 bits of the data.
+        x3 = _mm_xor_si128(x3, _mm_cvtsi32_si128(!crc as i32));
+        let mut left = data.len() / 16 - 4;
+        let k1k2 = _mm_set_epi64x(K2, K1);
+        while left >= 4 {
+            x3 = fold(x3, next(), k1k2);
+            x2 = fold(x2, next(), k1k2);
+            x1 = fold(x1, next(), k1k2);
+            x0 = fold(x0, next(), k1k2);
+            left -= 4;
+        }
+        let k3k4 = _mm_set_epi64x(K4, K3);
+        let mut x = fold(x3, x2, k3k4);
+        x = fold(x, x1, k3k4);
+        x = fold(x, x0, k3k4);
+        while left > 0 {
+            x = fold(x, next(), k3k4);
+            left -= 1;
+        }
+        let low32 = _mm_set_epi32(0, 0, 0, !0);
+        // 128 -> 64 bits.
+        let x = _mm_xor_si128(_mm_clmulepi64_si128::<0x10>(x, k3k4), _mm_srli_si128::<8>(x));
+        let x = _mm_xor_si128(
+            _mm_clmulepi64_si128::<0x00>(_mm_and_si128(x, low32), _mm_set_epi64x(0, K5)),
+            _mm_srli_si128::<4>(x),
+        );
+        // Barrett reduction to 32 bits.
+        let pu = _mm_set_epi64x(U_PRIME, P_X);
+        let t1 = _mm_clmulepi64_si128::<0x10>(_mm_and_si128(x, low32), pu);
+        let t2 = _mm_clmulepi64_si128::<0x00>(_mm_and_si128(t1, low32), pu);
+        let register = _mm_extract_epi32::<1>(_mm_xor_si128(x, t2)) as u32;
+        let tail = &data[data.len() / 16 * 16..];
+        super::update_table(!register, tail)
+    }
+
+    /// a folded over 128 bits (times the keys) into b.
+    #[inline]
+    #[target_feature(enable = "pclmulqdq,sse2")]
+    fn fold(a: __m128i, b: __m128i, keys: __m128i) -> __m128i {
+        let lo = _mm_clmulepi64_si128::<0x00>(a, keys);
+        let hi = _mm_clmulepi64_si128::<0x11>(a, keys);
+        _mm_xor_si128(_mm_xor_si128(b, lo), hi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// Bit by bit, straight from the definition.
+    fn bitwise(data: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in data {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 { (c >> 1) ^ POLY } else { c >> 1 };
+            }
+        }
+        !c
+    }
+
+    fn random(len: usize, seed: u64) -> Vec<u8> {
+        let mut r = SplitMix64::new(seed);
+        (0..len).map(|_| r.next_u64() as u8).collect()
+    }
+
+    #[test]
+    fn known_vectors() {
+        for k in [Kernel::Table, Kernel::detect()] {
+            assert_eq!(update_with(k, 0, b""), 0);
+            assert_eq!(update_with(k, 0, b"a"), 0xE8B7_BE43);
+            assert_eq!(update_with(k, 0, b"123456789"), 0xCBF4_3926);
+            assert_eq!(update_with(k, 0, b"The quick brown fox jumps over the lazy dog"), 0x414F_A339);
+            assert_eq!(update_with(k, 0, &[0u8; 32]), 0x190A_55AD);
+            assert_eq!(update_with(k, 0, &[0xFFu8; 32]), 0xFF6C_AB0B);
+            // 4 KiB of zeros and of ones: long enough for the folding's main loop.
+            assert_eq!(update_with(k, 0, &[0u8; 4096]), bitwise(&[0u8; 4096]));
+        }
+    }
+
+    #[test]
+    fn kernels_agree_on_random_lengths_and_alignments() {
+        let data = random(70_000, 21);
+        let mut r = SplitMix64::new(5);
+        for round in 0..600 {
+            let start = (r.next_u64() % 64) as usize;
+            let len = match round {
+                0..=199 => round, // every short length, around the 64-byte threshold
+                _ => (r.next_u64() % 69_000) as usize,
+            };
+            let piece = &data[start..start + len];
+            let seed = r.next_u64() as u32;
+            let want = update_table(seed, piece);
+            assert_eq!(update_with(Kernel::Clmul, seed, piece), want, "start {start} len {len}");
+            if len < 2048 {
+                assert_eq!(bitwise(piece), update_table(0, piece), "len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn update_continues() {
+        let data = random(10_000, 3);
+        for cut in [0, 1, 63, 64, 65, 4096, 9_999, 10_000] {
+            let (a, b) = data.split_at(cut);
+            assert_eq!(update(update(0, a), b), update(0, &data), "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn combine_matches_the_whole() {
+        let data = random(200_000, 9);
+        let mut r = SplitMix64::new(11);
+        for _ in 0..200 {
+            let a = (r.next_u64() % 100_000) as usize;
+            let b = (r.next_u64() % 100_000) as usize;
+            let (x, y) = (&data[..a], &data[a..a + b]);
+            assert_eq!(combine(update(0, x), update(0, y), b as u64), update(0, &data[..a + b]), "{a} {b}");
+        }
+        assert_eq!(combine(0x1234_5678, 0, 0), 0x1234_5678);
+        // Lengths beyond memory: combine of zeros equals the CRC continued over zeros.
+        let zeros = vec![0u8; 1 << 20];
+        let z = update(0, &zeros);
+        let mut whole = 0;
+        for _ in 0..3 {
+            whole = update(whole, &zeros);
+        }
+        assert_eq!(combine(combine(z, z, 1 << 20), z, 1 << 20), whole);
+    }
+}
