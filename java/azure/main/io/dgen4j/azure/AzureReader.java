@@ -23,17 +23,17 @@ import java.util.Map;
 final class AzureReader implements StorageReader {
     private final AzureSettings settings;
     private final AzureLocation where;
-    private final BlockBlobAsyncClient blob;
+    private final AzureEndpoints endpoints;
     private final long size;
     private final String etag;
     private final Map<String, Object> metadata;
     private volatile OpenTimes openTimes = OpenTimes.NONE;
 
-    private AzureReader(AzureSettings settings, AzureLocation where, BlockBlobAsyncClient blob, long size, String etag,
+    private AzureReader(AzureLocation where, AzureEndpoints endpoints, long size, String etag,
                         Map<String, Object> metadata) {
-        this.settings = settings;
+        this.settings = endpoints.settings();
         this.where = where;
-        this.blob = blob;
+        this.endpoints = endpoints;
         this.size = size;
         this.etag = etag;
         this.metadata = metadata;
@@ -44,14 +44,9 @@ final class AzureReader implements StorageReader {
      *
      * @throws java.nio.file.NoSuchFileException when there is no such blob
      */
-    static AzureReader open(AzureSettings s, AzureLocation where, BlockBlobAsyncClient blob) throws IOException {
-        BlobProperties p;
-        try {
-            p = blob.getProperties().block();
-        } catch (RuntimeException e) {
-            throw AzureErrors.io("load", where, s, e);
-        }
-        return new AzureReader(s, where, blob, p.getBlobSize(), p.getETag(), decode(p.getMetadata(), where));
+    static AzureReader open(AzureLocation where, AzureEndpoints endpoints) throws IOException {
+        BlobProperties p = endpoints.call("load", false, 0, b -> b.getProperties().block());
+        return new AzureReader(where, endpoints, p.getBlobSize(), p.getETag(), decode(p.getMetadata(), where));
     }
 
     static Map<String, Object> decode(Map<String, String> blobMetadata, AzureLocation where) throws IOException {
@@ -93,34 +88,41 @@ final class AzureReader implements StorageReader {
         if (len <= 0) {
             return 0;
         }
-        long[] at = {0};
+        long got;
         try {
-            blob.downloadStreamWithResponse(new BlobRange(offset, len), new DownloadRetryOptions().setMaxRetryRequests(2),
-                            new BlobRequestConditions().setIfMatch(etag), false)
-                    .flatMapMany(r -> r.getValue())
-                    .doOnNext(b -> {
-                        // the buffer is Netty's, valid only inside onNext (disableBufferCopy): copied here, once
-                        int n = b.remaining();
-                        if (at[0] + n > len) {
-                            throw new IllegalStateException(String.format("the server sent more than the %d bytes "
-                                    + "asked", len));
-                        }
-                        MemorySegment.copy(MemorySegment.ofBuffer(b), 0, dst, at[0], n);
-                        at[0] += n;
-                    }).blockLast();
-        } catch (RuntimeException e) {
-            Throwable t = reactor.core.Exceptions.unwrap(e);
-            if (t instanceof BlobStorageException b && b.getStatusCode() == 412) {
+            got = endpoints.call(String.format("read bytes %d-%d of", offset, offset + len), false, len,
+                    b -> download(b, offset, len, dst));
+        } catch (IOException e) {
+            if (e.getCause() instanceof BlobStorageException b && b.getStatusCode() == 412) {
                 throw new IOException(String.format("%s changed during the load (its ETag is no longer %s)", where,
-                        etag), t);
+                        etag), b);
             }
-            throw AzureErrors.io(String.format("read bytes %d-%d of", offset, offset + len), where, settings, e);
+            throw e;
         }
-        if (at[0] != len) {
+        if (got != len) {
             throw new IOException(String.format("read bytes %d-%d of %s: got %d bytes", offset, offset + len, where,
-                    at[0]));
+                    got));
         }
         return len;
+    }
+
+    /** Downloads {@code len} bytes from {@code offset} into {@code dst} from its start; returns the bytes that came. */
+    private long download(BlockBlobAsyncClient blob, long offset, long len, MemorySegment dst) {
+        long[] at = {0};
+        blob.downloadStreamWithResponse(new BlobRange(offset, len), new DownloadRetryOptions().setMaxRetryRequests(2),
+                        new BlobRequestConditions().setIfMatch(etag), false)
+                .flatMapMany(r -> r.getValue())
+                .doOnNext(b -> {
+                    // the buffer is Netty's, valid only inside onNext (disableBufferCopy): copied here, once
+                    int n = b.remaining();
+                    if (at[0] + n > len) {
+                        throw new IllegalStateException(String.format("the server sent more than the %d bytes asked",
+                                len));
+                    }
+                    MemorySegment.copy(MemorySegment.ofBuffer(b), 0, dst, at[0], n);
+                    at[0] += n;
+                }).blockLast();
+        return at[0];
     }
 
     /** Notes what its open took (the provider times it). */
@@ -139,13 +141,19 @@ final class AzureReader implements StorageReader {
     }
 
     @Override
+    public java.util.List<io.dgen4j.storage.EndpointStatistics> endpointStatistics() {
+        return endpoints.statistics();
+    }
+
+    @Override
     public boolean directIo() {
         return false;
     }
 
     @Override
     public String description() {
-        return String.format("azure %s (block blob, account %s at %s)", where, settings.account(), settings.endpoint());
+        return String.format("azure %s (block blob, account %s at %s)", where, settings.account(),
+                endpoints.description());
     }
 
     @Override

@@ -23,6 +23,13 @@ import java.util.Optional;
  * sovereign cloud). A {@code .env} file in the working directory supplies any of these that the
  * environment does not set ({@link ConfigFiles#readDotEnv}).
  *
+ * <p>An account reached through several blob service endpoints (gateways or proxies in front of it, its
+ * read-access secondary) is an endpoint set: {@value #ENDPOINTS} lists the endpoints that take reads and
+ * writes (the first is the primary, named in messages), {@value #SECONDARIES} those that take reads alone;
+ * a connection string's {@code BlobSecondaryEndpoint}, and a listed host named {@code <account>-secondary.},
+ * are read-only too. An endpoint listed without a path takes the primary's ({@code /devstoreaccount1} of
+ * an emulator).
+ *
  * <p>{@link #toString()} and every message mask the secrets: the key, the SAS token and the connection
  * string never appear in any string form ({@link #mask(String)}).
  *
@@ -41,12 +48,20 @@ public final class AzureSettings {
     public static final String SAS_TOKEN = "AZURE_STORAGE_SAS_TOKEN";
     /** The blob service URL, overriding the account's default (emulators, sovereign clouds). */
     public static final String ENDPOINT = "AZURE_STORAGE_BLOB_ENDPOINT";
+    /** The blob service endpoints that take reads and writes, comma-separated (over {@value #ENDPOINT}). */
+    public static final String ENDPOINTS = "AZURE_STORAGE_BLOB_ENDPOINT_URIS";
+    /** Read-only blob service endpoints of the account (its read-access secondary), comma-separated. */
+    public static final String SECONDARIES = "AZURE_STORAGE_BLOB_SECONDARY_URIS";
+    /** The most endpoints one set may hold. */
+    public static final int MAX_ENDPOINTS = 256;
     /** Azurite's and the storage emulator's well-known development account. */
     public static final String DEV_ACCOUNT = "devstoreaccount1";
     /** The development account's published key (no secret, but masked all the same). */
     static final String DEV_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
     private final URI endpoint;
+    private final List<URI> endpoints;
+    private final List<URI> secondaries;
     private final String account;
     private final String key;
     private final String sasToken;
@@ -55,7 +70,24 @@ public final class AzureSettings {
 
     private AzureSettings(URI endpoint, String account, String key, String sasToken, String connectionString,
                           String source) {
-        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        this(List.of(endpoint), List.of(), account, key, sasToken, connectionString, source);
+    }
+
+    private AzureSettings(List<URI> endpoints, List<URI> secondaries, String account, String key, String sasToken,
+                          String connectionString, String source) {
+        this.endpoint = Objects.requireNonNull(endpoints.getFirst(), "endpoint");
+        this.endpoints = List.copyOf(endpoints);
+        this.secondaries = List.copyOf(secondaries);
+        if (this.endpoints.size() + this.secondaries.size() > MAX_ENDPOINTS) {
+            throw new IllegalArgumentException(String.format("an Azure endpoint set holds at most %d endpoints, not %d",
+                    MAX_ENDPOINTS, this.endpoints.size() + this.secondaries.size()));
+        }
+        Map<String, String> seen = new HashMap<>();
+        for (URI u : concat(this.endpoints, this.secondaries)) {
+            if (seen.put(identity(u), u.toString()) != null) {
+                throw new IllegalArgumentException("endpoint " + u + " is listed twice");
+            }
+        }
         this.account = account;
         this.key = key;
         this.sasToken = sasToken;
@@ -77,10 +109,98 @@ public final class AzureSettings {
         return new AzureSettings(endpoint, account, null, stripQuestionMark(sasToken), connectionString, source);
     }
 
-    /** A copy at another endpoint (a proxy in front of the store, say). */
+    /** A copy at another endpoint alone (a proxy in front of the store, say). */
     public AzureSettings withEndpoint(URI endpoint) {
         return new AzureSettings(checkEndpoint(endpoint.toString(), "endpoint"), account, key, sasToken,
                 connectionString, source);
+    }
+
+    /**
+     * A copy over an endpoint set: {@code endpoints} take reads and writes (the first is the primary),
+     * {@code secondaries} reads alone. An endpoint without a path takes the first endpoint's (which takes
+     * these settings' primary's when it has none).
+     *
+     * @throws IllegalArgumentException when an endpoint is not an http(s) URL, or one is listed twice
+     */
+    public AzureSettings withEndpoints(List<URI> endpoints, List<URI> secondaries) {
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("an Azure endpoint set needs at least one endpoint that takes writes");
+        }
+        URI primary = withPath(checkEndpoint(endpoints.getFirst().toString(), "endpoint 1"), endpoint);
+        List<URI> w = new ArrayList<>(List.of(primary));
+        for (int i = 1; i < endpoints.size(); i++) {
+            w.add(withPath(checkEndpoint(endpoints.get(i).toString(), "endpoint " + (i + 1)), primary));
+        }
+        List<URI> r = new ArrayList<>();
+        for (int i = 0; i < secondaries.size(); i++) {
+            r.add(withPath(checkEndpoint(secondaries.get(i).toString(), "secondary endpoint " + (i + 1)), primary));
+        }
+        return new AzureSettings(w, r, account, key, sasToken, connectionString, source);
+    }
+
+    /**
+     * The endpoints of a comma-separated list (blank entries skipped), each checked as an http(s) URL.
+     *
+     * @param source how to name the list in messages ({@code --endpoints}, {@value #ENDPOINTS})
+     * @throws IllegalArgumentException naming the source and the entry, or when the list is empty
+     */
+    public static List<URI> parseList(String commaSeparated, String source) {
+        List<URI> out = new ArrayList<>();
+        int n = 0;
+        for (String part : commaSeparated.split(",")) {
+            n++;
+            if (!part.isBlank()) {
+                out.add(checkEndpoint(part.strip(), source + " entry " + n));
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException(source + " lists no endpoint");
+        }
+        return out;
+    }
+
+    /**
+     * These settings over the endpoints of {@code list} ({@link #parseList}): hosts named
+     * {@code <account>-secondary.} among them are read-only, beside {@link #secondaries()}.
+     */
+    public AzureSettings withEndpointList(List<URI> list) {
+        List<URI> w = new ArrayList<>();
+        List<URI> r = new ArrayList<>(secondaries);
+        for (URI u : list) {
+            (isSecondaryHost(u) ? r : w).add(u);
+        }
+        if (w.isEmpty()) {
+            throw new IllegalArgumentException(String.format("every endpoint listed is a read-only secondary (%s): "
+                    + "list the primary too", list));
+        }
+        return withEndpoints(w, r);
+    }
+
+    private boolean isSecondaryHost(URI u) {
+        return account != null && u.getHost() != null
+                && u.getHost().toLowerCase(Locale.ROOT).startsWith(account.toLowerCase(Locale.ROOT) + "-secondary.");
+    }
+
+    /** {@code u} with {@code primary}'s path when it has none of its own. */
+    private static URI withPath(URI u, URI primary) {
+        String path = u.getRawPath() == null ? "" : u.getRawPath();
+        if (!path.isEmpty() && !path.equals("/") || primary.getRawPath() == null || primary.getRawPath().isEmpty()) {
+            return u;
+        }
+        return URI.create(u.getScheme() + "://" + u.getRawAuthority() + primary.getRawPath());
+    }
+
+    private static String identity(URI u) {
+        String path = u.getRawPath() == null ? "" : u.getRawPath().replaceAll("/+$", "");
+        int port = u.getPort() != -1 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+        return u.getScheme().toLowerCase(Locale.ROOT) + "://" + u.getHost().toLowerCase(Locale.ROOT) + ":" + port
+                + path;
+    }
+
+    private static List<URI> concat(List<URI> a, List<URI> b) {
+        List<URI> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     /**
@@ -162,13 +282,40 @@ public final class AzureSettings {
             account = accountOf(endpoint);
         }
         boolean envWins = nonBlank(env.get(var)) != null;
-        return Optional.of(new AzureSettings(endpoint, account, key, stripQuestionMark(sas), cs,
-                envWins ? "environment" : dotEnv.toString()));
+        AzureSettings s = new AzureSettings(endpoint, account, key, stripQuestionMark(sas), cs,
+                envWins ? "environment" : dotEnv.toString());
+        String list = nonBlank(all.get(ENDPOINTS));
+        String second = nonBlank(all.get(SECONDARIES));
+        if (second == null && cs != null) {
+            second = nonBlank(parseConnectionString(cs).get("blobsecondaryendpoint"));
+        }
+        if (list == null && second == null) {
+            return Optional.of(s);
+        }
+        List<URI> secondaries = second == null ? List.of() : parseList(second, all.get(SECONDARIES) != null
+                ? SECONDARIES : CONNECTION_STRING + "'s BlobSecondaryEndpoint");
+        s = s.withEndpoints(List.of(endpoint), secondaries);
+        return Optional.of(list == null ? s : s.withEndpointList(parseList(list, ENDPOINTS)));
     }
 
-    /** The blob service endpoint, e.g. {@code https://acct.blob.core.windows.net}. */
+    /** The blob service endpoint, e.g. {@code https://acct.blob.core.windows.net} (of a set, the primary). */
     public URI endpoint() {
         return endpoint;
+    }
+
+    /** The endpoints that take reads and writes, the primary first. */
+    public List<URI> endpoints() {
+        return endpoints;
+    }
+
+    /** The read-only endpoints (the account's read-access secondary): loads use them, saves never. */
+    public List<URI> secondaries() {
+        return secondaries;
+    }
+
+    /** Whether requests are spread over several endpoints. */
+    public boolean isEndpointSet() {
+        return endpoints.size() + secondaries.size() > 1;
     }
 
     /** The storage account's name. */
@@ -210,19 +357,21 @@ public final class AzureSettings {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AzureSettings s && endpoint.equals(s.endpoint) && Objects.equals(account, s.account)
+        return o instanceof AzureSettings s && endpoints.equals(s.endpoints) && secondaries.equals(s.secondaries)
+                && Objects.equals(account, s.account)
                 && Objects.equals(key, s.key) && Objects.equals(sasToken, s.sasToken);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(endpoint, account, key, sasToken);
+        return Objects.hash(endpoints, secondaries, account, key, sasToken);
     }
 
     /** Names the endpoint, account and kind of credential; never a secret. */
     @Override
     public String toString() {
-        return String.format("AzureSettings[endpoint=%s, account=%s, credential=%s, from %s]", endpoint, account,
+        return String.format("AzureSettings[endpoint=%s, account=%s, credential=%s, from %s]", isEndpointSet()
+                ? endpoints + (secondaries.isEmpty() ? "" : " and read-only " + secondaries) : endpoint, account,
                 key != null ? "shared key" : "SAS token", source);
     }
 

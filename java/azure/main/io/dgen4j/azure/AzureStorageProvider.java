@@ -18,8 +18,11 @@ import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
 import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,7 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Azure Blob Storage through the Azure SDK for Java. A save stages one block per chunk straight from the
  * pool's segment (several in flight), then commits the block list in offset order with the checkpoint's
  * metadata, which replaces the blob atomically, and checks the committed blob's size and metadata with a
- * properties call. A load reads ranges into pool segments, each under the blob's ETag.
+ * properties call. A load reads ranges into pool segments, each under the blob's ETag. Over an endpoint set
+ * ({@link AzureSettings#endpoints()}) requests go round robin with failover ({@link AzureEndpoints}).
  *
  * <p>Settings come from {@link StorageOptions} ({@link AzureSettings}) or else from the session's
  * environment ({@link AzureSettings#fromEnvironment}). Each instance is one storage session's: its
@@ -48,6 +52,8 @@ public final class AzureStorageProvider implements StorageProvider {
     static final int TRIES = 3;
 
     private final Map<AzureSettings, BlobServiceAsyncClient> clients = new ConcurrentHashMap<>();
+    /** Whether each endpoint (by URI) takes requests, shared by this session's saves and loads. */
+    private final Map<String, AzureEndpoints.Health> health = new ConcurrentHashMap<>();
     private volatile Map<String, String> environment = System.getenv();
     private volatile Path workingDirectory = Path.of("").toAbsolutePath();
     private volatile HttpClient http;
@@ -102,10 +108,10 @@ public final class AzureStorageProvider implements StorageProvider {
         AzureLocation where = AzureLocation.of(request.target());
         AzureSettings s = settings(request.options(), where);
         long t0 = System.nanoTime();
-        BlobServiceAsyncClient client = client(s);
-        AzureWriter w = new AzureWriter(this, s, where, blob(s, where), request);
+        AzureEndpoints spread = endpoints(s, where);
+        AzureWriter w = new AzureWriter(s, where, spread, request);
         long t1 = System.nanoTime();
-        boolean sent = w.checkContainer(client);
+        boolean sent = w.checkContainer();
         w.timed(new OpenTimes((t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9, sent ? "GetContainerProperties" : ""));
         return w;
     }
@@ -115,9 +121,9 @@ public final class AzureStorageProvider implements StorageProvider {
         AzureLocation where = AzureLocation.of(request.target());
         AzureSettings s = settings(request.options(), where);
         long t0 = System.nanoTime();
-        BlockBlobAsyncClient blob = blob(s, where);
+        AzureEndpoints spread = endpoints(s, where);
         long t1 = System.nanoTime();
-        AzureReader r = AzureReader.open(s, where, blob);
+        AzureReader r = AzureReader.open(where, spread);
         r.timed(new OpenTimes((t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9, "GetBlobProperties"));
         return r;
     }
@@ -126,17 +132,14 @@ public final class AzureStorageProvider implements StorageProvider {
     public boolean delete(StorageTarget target, StorageOptions options) throws IOException {
         AzureLocation where = AzureLocation.of(target);
         AzureSettings s = settings(options, where);
-        try {
-            return Boolean.TRUE.equals(blob(s, where).deleteIfExists().block());
-        } catch (RuntimeException e) {
-            throw AzureErrors.io("delete", where, s, e);
-        }
+        return endpoints(s, where).call("delete", true, 0, b -> Boolean.TRUE.equals(b.deleteIfExists().block()));
     }
 
-    /** Forgets the clients (their connections are the shared Netty pool's, closed with the process). */
+    /** Forgets the clients (their connections are the shared Netty pool's, closed with the process) and health. */
     @Override
     public void close() {
         clients.clear();
+        health.clear();
     }
 
     /**
@@ -164,7 +167,34 @@ public final class AzureStorageProvider implements StorageProvider {
                 .getBlockBlobAsyncClient();
     }
 
+    /**
+     * The endpoints of {@code s} for one operation on {@code where}: one client per endpoint (sharing this
+     * session's HTTP client and connection pool), each endpoint's health this session's.
+     */
+    AzureEndpoints endpoints(AzureSettings s, AzureLocation where) {
+        List<AzureEndpoints.Target> targets = new ArrayList<>();
+        if (!s.isEndpointSet()) {
+            targets.add(new AzureEndpoints.Target(s.endpoint(), false, health(s.endpoint()), s, blob(s, where)));
+        } else {
+            for (URI u : s.endpoints()) {
+                AzureSettings one = s.withEndpoint(u);
+                targets.add(new AzureEndpoints.Target(u, false, health(u), one, blob(one, where)));
+            }
+            for (URI u : s.secondaries()) {
+                AzureSettings one = s.withEndpoint(u);
+                targets.add(new AzureEndpoints.Target(u, true, health(u), one, blob(one, where)));
+            }
+        }
+        return new AzureEndpoints(s, where, targets);
+    }
+
+    private AzureEndpoints.Health health(URI endpoint) {
+        return health.computeIfAbsent(endpoint.toString(), u -> new AzureEndpoints.Health());
+    }
+
     private BlobServiceAsyncClient build(AzureSettings s) {
+        // no secondaryHost in the retry options: the SDK's own secondary retries GETs and HEADs alone and swaps
+        // the host, not the port; the endpoint set (AzureEndpoints) fails over writes too, to any URL
         BlobServiceClientBuilder b = new BlobServiceClientBuilder().endpoint(s.endpoint().toString())
                 .httpClient(http())
                 .retryOptions(new RequestRetryOptions(RetryPolicyType.EXPONENTIAL, TRIES, (Duration) null,

@@ -1,12 +1,11 @@
 package io.dgen4j.azure;
 
 import com.azure.core.util.BinaryData;
-import com.azure.storage.blob.BlobServiceAsyncClient;
 import com.azure.storage.blob.models.BlobProperties;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.options.BlockBlobCommitBlockListOptions;
-import com.azure.storage.blob.specialized.BlockBlobAsyncClient;
 import io.dgen4j.json.JsonWriter;
+import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.StorageWriter;
 import io.dgen4j.storage.WriteRequest;
@@ -39,7 +38,7 @@ final class AzureWriter implements StorageWriter {
 
     private final AzureSettings settings;
     private final AzureLocation where;
-    private final BlockBlobAsyncClient blob;
+    private final AzureEndpoints endpoints;
     private final WriteRequest request;
     private final String json;
     /** A save's own prefix of block ids, so that two saves' blocks never mix; every id has the same length. */
@@ -51,11 +50,10 @@ final class AzureWriter implements StorageWriter {
     private volatile boolean failed;
     private volatile OpenTimes openTimes = OpenTimes.NONE;
 
-    AzureWriter(AzureStorageProvider provider, AzureSettings settings, AzureLocation where, BlockBlobAsyncClient blob,
-                WriteRequest request) {
+    AzureWriter(AzureSettings settings, AzureLocation where, AzureEndpoints endpoints, WriteRequest request) {
         this.settings = settings;
         this.where = where;
-        this.blob = blob;
+        this.endpoints = endpoints;
         this.request = request;
         this.json = JsonWriter.ASCII_LINE.write(request.metadata());
         int bytes = METADATA_KEY.length() + json.getBytes(StandardCharsets.US_ASCII).length;
@@ -69,15 +67,15 @@ final class AzureWriter implements StorageWriter {
      * Fails before any block is staged when the container is missing or the credentials are refused;
      * returns whether the request was answered (a SAS token's 403 here is left to the first block).
      */
-    boolean checkContainer(BlobServiceAsyncClient client) throws IOException {
+    boolean checkContainer() throws IOException {
         try {
-            client.getBlobContainerAsyncClient(where.container()).getProperties().block();
+            endpoints.call("save to", true, 0, b -> b.getContainerAsyncClient().getProperties().block());
             return true;
-        } catch (RuntimeException e) {
-            if (!settings.usesSharedKey() && forbidden(e)) {
+        } catch (IOException e) {
+            if (!settings.usesSharedKey() && forbidden(e.getCause())) {
                 return true; // a SAS token scoped to blobs may not read the container: the first block will tell
             }
-            throw AzureErrors.io("save to", where, settings, e);
+            throw e;
         }
     }
 
@@ -101,7 +99,7 @@ final class AzureWriter implements StorageWriter {
         return "Put Block List with the metadata, then a properties call that checks the blob's size and metadata";
     }
 
-    private static boolean forbidden(RuntimeException e) {
+    private static boolean forbidden(Throwable e) {
         return reactor.core.Exceptions.unwrap(e) instanceof BlobStorageException b && b.getStatusCode() == 403;
     }
 
@@ -118,13 +116,14 @@ final class AzureWriter implements StorageWriter {
         }
         String id = ids.computeIfAbsent(offset, this::blockId);
         try {
-            // a view of the native segment: BinaryData keeps it (no copy) and replays it on a retry
-            blob.stageBlock(id, BinaryData.fromByteBuffer(data.asByteBuffer())).block();
-        } catch (RuntimeException e) {
+            // a view of the native segment: BinaryData keeps it (no copy) and replays it on a retry, and on
+            // another endpoint when this one fails (the segment is the caller's until write returns)
+            endpoints.call(String.format(Locale.ROOT, "stage block %d (bytes %d-%d) of", offset
+                    / Math.max(1, request.chunkSize() == 0 ? len : request.chunkSize()), offset, offset + len), true,
+                    len, b -> b.stageBlock(id, BinaryData.fromByteBuffer(data.asByteBuffer())).block());
+        } catch (IOException e) {
             failed = true;
-            throw AzureErrors.io(String.format(Locale.ROOT, "stage block %d (bytes %d-%d) of", offset
-                    / Math.max(1, request.chunkSize() == 0 ? len : request.chunkSize()), offset, offset + len), where,
-                    settings, e);
+            throw e;
         }
     }
 
@@ -149,19 +148,16 @@ final class AzureWriter implements StorageWriter {
                     request.size()));
         }
         try {
-            blob.commitBlockListWithResponse(new BlockBlobCommitBlockListOptions(list)
-                    .setMetadata(Map.of(METADATA_KEY, json))).block();
-        } catch (RuntimeException e) {
+            // committing the same list again (after a commit whose answer was lost) gives the same blob
+            endpoints.call("commit the block list of", true, 0, b -> b.commitBlockListWithResponse(
+                    new BlockBlobCommitBlockListOptions(list).setMetadata(Map.of(METADATA_KEY, json))).block());
+        } catch (IOException e) {
             failed = true;
-            throw AzureErrors.io("commit the block list of", where, settings, e);
+            throw e;
         }
         committed = true;
-        BlobProperties p;
-        try {
-            p = blob.getProperties().block();
-        } catch (RuntimeException e) {
-            throw AzureErrors.io("check the committed blob", where, settings, e);
-        }
+        // an endpoint that takes writes: a read-only secondary may not have the new blob yet
+        BlobProperties p = endpoints.call("check the committed blob", true, 0, b -> b.getProperties().block());
         if (p.getBlobSize() != request.size()) {
             throw new IOException(String.format("%s was committed with %d bytes but is %d bytes now", where,
                     request.size(), p.getBlobSize()));
@@ -193,6 +189,11 @@ final class AzureWriter implements StorageWriter {
     }
 
     @Override
+    public List<EndpointStatistics> endpointStatistics() {
+        return endpoints.statistics();
+    }
+
+    @Override
     public boolean directIo() {
         return false;
     }
@@ -201,7 +202,7 @@ final class AzureWriter implements StorageWriter {
     public String description() {
         return String.format("azure %s (block blob, blocks of %s, account %s at %s)", where,
                 request.chunkSize() == 0 ? "any size" : ByteSize.format(request.chunkSize()), settings.account(),
-                settings.endpoint());
+                endpoints.description());
     }
 
     @Override

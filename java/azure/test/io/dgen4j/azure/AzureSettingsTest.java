@@ -83,4 +83,46 @@ class AzureSettingsTest {
         assertTrue(v.contains("SIG%2Bsecret") && v.contains("SIG+secret"), v.toString());
         assertFalse(AzureSettings.sharedKey(URI.create("http://h/a"), "a", "KEYsecret==").toString().contains("KEYsecret"));
     }
+
+    @Test
+    void anEndpointSetComesFromItsVariablesAndTheConnectionStringsSecondary() {
+        AzureSettings s = of(Map.of(AzureSettings.ACCOUNT, "acct", AzureSettings.KEY, "a2V5a2V5",
+                AzureSettings.ENDPOINTS, "https://gw1.example:8443, https://acct-secondary.blob.core.windows.net,"
+                        + "https://gw2.example")).orElseThrow();
+        assertEquals(java.util.List.of(URI.create("https://gw1.example:8443"), URI.create("https://gw2.example")),
+                s.endpoints());
+        assertEquals(java.util.List.of(URI.create("https://acct-secondary.blob.core.windows.net")), s.secondaries());
+        assertEquals(URI.create("https://gw1.example:8443"), s.endpoint());
+        assertTrue(s.isEndpointSet());
+
+        s = of(Map.of(AzureSettings.CONNECTION_STRING, "DefaultEndpointsProtocol=http;AccountName=acct;"
+                + "AccountKey=a2V5a2V5;BlobEndpoint=http://127.0.0.1:10000/acct;"
+                + "BlobSecondaryEndpoint=http://127.0.0.1:10001/acct-secondary")).orElseThrow();
+        assertEquals(java.util.List.of(URI.create("http://127.0.0.1:10000/acct")), s.endpoints());
+        assertEquals(java.util.List.of(URI.create("http://127.0.0.1:10001/acct-secondary")), s.secondaries());
+
+        s = of(Map.of(AzureSettings.ACCOUNT, "acct", AzureSettings.KEY, "a2V5a2V5", AzureSettings.ENDPOINT,
+                "http://127.0.0.1:10000/acct", AzureSettings.ENDPOINTS, "http://127.0.0.1:7001,http://127.0.0.1:7002",
+                AzureSettings.SECONDARIES, "http://127.0.0.1:7003")).orElseThrow();
+        assertEquals(java.util.List.of(URI.create("http://127.0.0.1:7001/acct"),
+                URI.create("http://127.0.0.1:7002/acct")), s.endpoints(), "an endpoint without a path takes the account endpoint's");
+        assertEquals(java.util.List.of(URI.create("http://127.0.0.1:7003/acct")), s.secondaries());
+        assertFalse(of(Map.of(AzureSettings.ACCOUNT, "acct", AzureSettings.KEY, "a2V5a2V5")).orElseThrow()
+                .isEndpointSet());
+    }
+
+    @Test
+    void aBadOrRepeatedEndpointIsNamed() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> of(Map.of(
+                AzureSettings.ACCOUNT, "acct", AzureSettings.KEY, "a2V5a2V5", AzureSettings.ENDPOINTS, "https://gw1.example,ftp://x")));
+        assertTrue(e.getMessage().contains(AzureSettings.ENDPOINTS + " entry 2"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> of(Map.of(AzureSettings.ACCOUNT, "acct",
+                AzureSettings.KEY, "a2V5a2V5", AzureSettings.ENDPOINTS,
+                "https://gw1.example,https://GW1.example:443")));
+        assertTrue(e.getMessage().contains("twice"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> of(Map.of(AzureSettings.ACCOUNT, "acct",
+                AzureSettings.KEY, "a2V5a2V5", AzureSettings.ENDPOINTS,
+                "https://acct-secondary.blob.core.windows.net")));
+        assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+    }
 }

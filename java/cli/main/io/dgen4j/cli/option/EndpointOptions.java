@@ -1,5 +1,6 @@
 package io.dgen4j.cli.option;
 
+import io.dgen4j.azure.AzureSettings;
 import io.dgen4j.s3.EndpointSet;
 import io.dgen4j.s3.S3Settings;
 import java.net.URI;
@@ -18,12 +19,14 @@ import picocli.CommandLine.Option;
  * spread ({@code --balance}) and whether each object stays on one gateway ({@code --pin-upload}).
  * They override the variables of the same meaning ({@link EndpointSet#fromEnvironment}): an
  * endpoint option replaces whatever endpoint-set variable is set, {@code --balance} and
- * {@code --pin-upload} replace theirs.
+ * {@code --pin-upload} replace theirs. For {@code az://} targets the endpoint options name blob service
+ * endpoints of the Azure account instead ({@link #azureSettings}).
  */
 public final class EndpointOptions {
     @Option(names = "--endpoints", paramLabel = "URI[,URI...]",
             description = "S3 endpoints to spread requests over, comma-separated (over " + EndpointSet.URIS_VAR
-                    + ", " + EndpointSet.TEMPLATE_VAR + " and " + EndpointSet.FILE_VAR + ").")
+                    + ", " + EndpointSet.TEMPLATE_VAR + " and " + EndpointSet.FILE_VAR + "); for az:// targets, "
+                    + "blob service endpoints of the account (over " + AzureSettings.ENDPOINTS + ").")
     List<String> endpoints;
 
     @Option(names = "--endpoint-template", paramLabel = "TEMPLATE",
@@ -102,6 +105,37 @@ public final class EndpointOptions {
                     EndpointSet.FILE_VAR));
         }
         return s;
+    }
+
+    /**
+     * The Azure settings of {@code env} (and {@code workingDir}'s {@code .env}) over the endpoints these
+     * options name ({@value AzureSettings#ENDPOINTS}): endpoints of one storage account, round robin with
+     * failover; an endpoint without a path takes the account endpoint's (an emulator's {@code /account}).
+     *
+     * @throws IllegalArgumentException for a bad entry, two endpoint options at once, {@code --balance} or
+     *         {@code --pin-upload} (S3 alone), no endpoint option, or no Azure account configured
+     */
+    public AzureSettings azureSettings(Map<String, String> env, Path workingDir) {
+        if (balance != null || pinUpload != null) {
+            throw new IllegalArgumentException(String.format("%s applies to S3 endpoint sets: an az:// target's "
+                    + "endpoints are used round robin", balance != null ? "--balance"
+                    : pinUpload ? "--pin-upload" : "--no-pin-upload"));
+        }
+        List<URI> given;
+        if (endpoints != null && template == null && file == null) {
+            given = AzureSettings.parseList(String.join(",", endpoints), "--endpoints");
+        } else {
+            given = givenEndpoints(workingDir); // a template or file: scheme://host[:port] entries
+        }
+        if (given == null) {
+            throw new IllegalArgumentException("no Azure endpoint given: use --endpoints");
+        }
+        Map<String, String> e = new HashMap<>(env);
+        e.put(AzureSettings.ENDPOINTS, given.stream().map(URI::toString).collect(Collectors.joining(",")));
+        return AzureSettings.fromEnvironment(e, workingDir).orElseThrow(() -> new IllegalArgumentException(
+                String.format("--endpoints for an az:// target needs an Azure account: set %s, or %s with %s or %s",
+                        AzureSettings.CONNECTION_STRING, AzureSettings.ACCOUNT, AzureSettings.KEY,
+                        AzureSettings.SAS_TOKEN)));
     }
 
     /** The endpoints the options name, checked; null when no endpoint option was given. */

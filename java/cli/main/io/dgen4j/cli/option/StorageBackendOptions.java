@@ -15,11 +15,14 @@ import picocli.CommandLine.Option;
  * The storage backend options of save and load: {@code --backend} (else {@code DGEN4J_S3_BACKEND}
  * for {@code s3://} targets), and for {@code s3://} targets the S3 settings from the environment and
  * the working directory's {@code .env} ({@link S3Settings#fromEnvironment}) with the endpoint-set
- * and transfer options over them ({@link EndpointOptions}, {@link S3TransferOptions}).
+ * and transfer options over them ({@link EndpointOptions}, {@link S3TransferOptions}); for {@code az://}
+ * targets the endpoint options name the Azure account's endpoint set ({@link EndpointOptions#azureSettings}).
  */
 public final class StorageBackendOptions {
     /** The variable that names the backend of {@code s3://} targets. */
     public static final String BACKEND_VAR = "DGEN4J_S3_BACKEND";
+    /** The scheme of Azure Blob targets, whose endpoint sets {@code --endpoints} also names. */
+    private static final String AZURE_SCHEME = "az";
 
     @Option(names = "--backend", paramLabel = "NAME",
             description = "Storage backend: file, or for s3:// targets aws, crt or minio (default: " + BACKEND_VAR
@@ -42,8 +45,9 @@ public final class StorageBackendOptions {
      * the S3 settings) and the options: a command whose files are built on other threads (dlio run's ranks)
      * resolves once and hands the result to them.
      *
-     * @throws IllegalArgumentException when an endpoint option is given for a target that is not s3://, or
-     *                                  the s3:// target or the S3 settings are malformed
+     * @throws IllegalArgumentException when an endpoint option is given for a target that is not s3:// or az://,
+     *                                  a transfer option for one that is not s3://, or the target or the
+     *                                  settings are malformed
      */
     public UnaryOperator<StreamingCheckpoint.Builder> resolve(StorageTarget target, Environment env) {
         boolean s3 = S3Location.SCHEME.equals(target.scheme());
@@ -52,15 +56,21 @@ public final class StorageBackendOptions {
             name = env.get(BACKEND_VAR);
         }
         String chosen = name == null || name.isBlank() ? null : name;
-        S3Settings settings = null;
+        Object settings = null;
         if (s3) {
             S3Location.of(target); // a bad bucket or key is a usage error, before anything else
             settings = s3Settings(env);
+        } else if (AZURE_SCHEME.equals(target.scheme()) && endpoints.given()) {
+            if (transfer.given()) {
+                throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s",
+                        transfer.givenNames(), target.original()));
+            }
+            settings = endpoints.azureSettings(env.variables(), Path.of(""));
         } else if (endpoints.given() || transfer.given()) {
             throw new IllegalArgumentException(String.format("%s applies to s3:// targets, not %s", endpoints.given()
                     ? endpoints.givenNames() : transfer.givenNames(), target.original()));
         }
-        S3Settings resolved = settings;
+        Object resolved = settings;
         Storage storage = env.storage();
         return b -> {
             if (storage != null) {
