@@ -224,6 +224,13 @@ class SafetensorsCliTest {
         assertEquals(0, v.code(), v.err());
         assertTrue(v.out().contains("\"verified\":true"), v.out());
         assertTrue(Files.readString(out.resolve("config.json")).contains("\"num_key_value_heads\": 2,"));
+        CliTest.Result torch = CliTest.run("save", dir.resolve("t.pt").toString(), "--format", "torch", "--model",
+                "tiny", "--max-shard-size", "1MB");
+        assertEquals(2, torch.code(), torch.err());
+        assertTrue(torch.err().contains("--max-shard-size cuts safetensors shards"), torch.err());
+        CliTest.Result s3 = CliTest.run("save", "s3://bucket/model/", "--format", "safetensors", "--model", "tiny");
+        assertEquals(2, s3.code(), s3.err());
+        assertTrue(s3.err().contains("local directory for now") && s3.err().strip().lines().count() == 1, s3.err());
     }
 
     private static String header(Path f) throws Exception {

@@ -98,6 +98,9 @@ public final class FormatOptions {
         if (tensors != null && model != null) {
             throw new IllegalArgumentException("give --tensors or --model, not both");
         }
+        if (maxShardSize != null && f != Layout.Format.SAFETENSORS) {
+            throw new IllegalArgumentException("--max-shard-size cuts safetensors shards: it needs --format safetensors");
+        }
         if (!crc.equals("crc32") && !crc.equals("none")) {
             throw new IllegalArgumentException("--crc must be crc32 or none, got " + crc);
         }
