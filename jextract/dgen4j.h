@@ -98,7 +98,8 @@ int32_t dgen4j_generator_fill_payload(dgen4j_generator *gen, uint64_t offset, ui
                                       uint32_t *crc);
 
 /* The CRC-32 (zip's) of buf[0, len) continued from crc (0 to start), like zlib's crc32:
- * carry-less multiply folding where the CPU has PCLMULQDQ, else tables. */
+ * carry-less multiply folding where the CPU has PCLMULQDQ (four 512-bit lanes at a time with
+ * AVX-512 VPCLMULQDQ), else tables. */
 uint32_t dgen4j_crc32(uint32_t crc, const uint8_t *buf, uint64_t len);
 
 /* The CRC-32 of A followed by B from A's CRC, B's CRC and B's length (zlib's crc32_combine). */

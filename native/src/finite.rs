@@ -52,28 +52,22 @@ const TOP_EXPONENT_BIT: u8 = 0x40;
 pub fn apply(kind: Finite, phase: usize, bytes: &mut [u8]) {
     let size = kind.size();
     debug_assert!(phase < size);
-    let first = size - 1 - phase; // index of the first element's last byte
-    if first >= bytes.len() {
-        return;
+    // Element sizes divide 8, so every 8-byte word of `bytes` has the same pattern: one AND per
+    // word, which LLVM vectorizes.
+    let mut pattern = [0xFFu8; 8];
+    for (j, b) in pattern.iter_mut().enumerate() {
+        if (phase + j) % size == size - 1 {
+            *b = !TOP_EXPONENT_BIT;
+        }
     }
-    let body = &mut bytes[first..];
-    match size {
-        // Fixed-size words so that LLVM vectorizes the AND.
-        2 => and_words::<2>(body),
-        4 => and_words::<4>(body),
-        _ => and_words::<8>(body),
-    }
-}
-
-/// Clears the top exponent bit of `body[0]` and of every N-th byte after it.
-#[inline]
-fn and_words<const N: usize>(body: &mut [u8]) {
-    let mut words = body.chunks_exact_mut(N);
+    let mask = u64::from_le_bytes(pattern);
+    let mut words = bytes.chunks_exact_mut(8);
     for w in &mut words {
-        w[0] &= !TOP_EXPONENT_BIT;
+        let v = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]) & mask;
+        w.copy_from_slice(&v.to_le_bytes());
     }
-    if let Some(b) = words.into_remainder().first_mut() {
-        *b &= !TOP_EXPONENT_BIT;
+    for (b, m) in words.into_remainder().iter_mut().zip(pattern) {
+        *b &= m;
     }
 }
 
