@@ -127,6 +127,20 @@ else
   failed=$((failed+1)); echo "acceptance: dlio run's output files are missing or incomplete: $(ls "$work/dlio/out" 2>&1)" >&2
 fi
 rm -rf "$work/dlio"
+# safetensors: an independent parser (scripts/check-safetensors.py, Python's standard library only)
+# checks every rule of the format and compares the tensors' bytes with `generate`'s stream; where the
+# safetensors package is importable it loads the file too, else it says it skipped that part.
+mkdir -p "$work/st"
+if run -jar "$jar" save "$work/st/tiny.safetensors" --format safetensors --model tiny --seed 5 >/dev/null 2>&1 \
+   && run -jar "$jar" generate --size 802824 --seed 5 --out "$work/st/stream" >/dev/null 2>&1 \
+   && python3 "$root/scripts/check-safetensors.py" "$work/st/tiny.safetensors" --stream "$work/st/stream" --finite --packages \
+      >"$work/st/check.out" 2>&1 \
+   && grep -q "11 tensors equal the stream" "$work/st/check.out"; then
+  passed=$((passed+1)); grep -E "^(skipped|safetensors package)" "$work/st/check.out" | sed 's/^/acceptance: /'
+else
+  failed=$((failed+1)); echo "acceptance: safetensors check failed: $(tail -n 3 "$work/st/check.out" 2>&1)" >&2
+fi
+rm -rf "$work/st"
 # --version prints the pom's version (the jar is named after it).
 want="dgen4j $(basename "$jar" | sed -n 's/^dgen4j-cli-\(.*\)-all\.jar$/\1/p')"
 got="$(run -jar "$jar" --version)"

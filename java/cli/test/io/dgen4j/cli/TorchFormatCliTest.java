@@ -373,7 +373,7 @@ class TorchFormatCliTest {
         assertTrue(r.err().contains("--size is not used with --tensors or --model"), r.err());
         r = CliTest.run("save", dir.resolve("x.pt").toString(), "--format", "torch", "--model", "huge");
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("'huge' is not a built-in model (tiny, mlp-1b)"), r.err());
+        assertTrue(r.err().contains("'huge' is not a built-in model (tiny, mlp-1b, llama3-8b, llama3-70b, llama3-405b)"), r.err());
         r = CliTest.run("save", dir.resolve("x.bin").toString(), "--size", "1MiB", "--finite");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("--finite needs --tensors or --model"), r.err());

@@ -99,7 +99,8 @@ public record Manifest(int formatVersion, DataSpec spec, String generator, long 
                     throw new IOException("bad manifest " + where + ": \"crc\" must be crc32 or none, got " + crc);
                 }
                 layout = Layout.of(f, TensorList.parse(text(m, "tensors", where), where + " \"tensors\""),
-                        crc.equals("crc32"), Math.toIntExact(integer(m, "alignment", where))).withFinite(finite);
+                        crc.equals("crc32"), Math.toIntExact(integer(m, "alignment", where))).withFinite(finite)
+                        .describing(spec);
                 if (layout.size() != integer(m, "fileSize", where) || layout.payloadBytes() != spec.size()) {
                     throw new IOException(String.format("bad manifest %s: its tensors lay out %d bytes (%d of "
                             + "tensors), but it says %d (%d)", where, layout.size(), layout.payloadBytes(),

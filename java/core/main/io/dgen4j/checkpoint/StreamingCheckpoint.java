@@ -3,6 +3,8 @@ package io.dgen4j.checkpoint;
 import io.dgen4j.format.Layout;
 import io.dgen4j.format.LayoutChecker;
 import io.dgen4j.format.LayoutWriter;
+import io.dgen4j.format.Safetensors;
+import io.dgen4j.format.TorchReader;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.OpenTimes;
 import io.dgen4j.storage.ReadRequest;
@@ -18,6 +20,7 @@ import io.dgen4j.unit.ByteSize;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
@@ -197,7 +200,7 @@ public final class StreamingCheckpoint {
         requireABufferBeyondTheWriters();
         DataSpec spec = specFor(layout.payloadBytes());
         try (Session session = session()) {
-            return save(target, spec, session.forTarget(target, backend), layout);
+            return save(target, spec, session.forTarget(target, backend), layout.describing(spec));
         }
     }
 
@@ -375,7 +378,9 @@ public final class StreamingCheckpoint {
         try (Measurement measured = new Measurement(resetPeakRss, () -> 0);
              StorageReader reader = provider.openReader(new ReadRequest(target, readersInFlight, storageOptions))) {
             Manifest manifest = manifestOf(reader, path, verify);
-            if (manifest.layout() != null) {
+            if (manifest.layout() != null && manifest.layout().format() == Layout.Format.SAFETENSORS) {
+                checkHeader(reader, manifest.layout(), path);
+            } else if (manifest.layout() != null) {
                 checkDirectory(reader, manifest.layout(), path);
             }
             DataSpec spec = manifest.spec();
@@ -450,6 +455,10 @@ public final class StreamingCheckpoint {
                     + " data, which cannot be regenerated: load it without --verify", -1, null);
         }
         long size = manifest.fileSize();
+        if (reader.size() != size && manifest.layout() != null
+                && manifest.layout().format() == Layout.Format.SAFETENSORS) {
+            checkHeader(reader, manifest.layout(), path); // names the rule a safetensors reader refuses it by
+        }
         if (reader.size() != size) {
             throw new CheckpointException(String.format("%s holds %d bytes but its manifest says %d: the checkpoint "
                     + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
@@ -490,6 +499,51 @@ public final class StreamingCheckpoint {
                         layout.describe(m.offset()), m.offset(), m.expected() & 0xff, m.found() & 0xff),
                         -1, null); // the message says the offset already
             }
+        }
+    }
+
+    /**
+     * Reads a safetensors file's header first, as its readers do: it must keep every rule of the
+     * format (a reader refuses a gap, an overlap, a trailing byte) and be the header of the manifest's
+     * layout, or the load stops before reading the rest, naming the rule or the byte that differs.
+     */
+    private static void checkHeader(StorageReader reader, Layout layout, String path) throws IOException {
+        try {
+            TorchReader.ReadAt in = (offset, dst) -> readAligned(reader, offset, dst, path);
+            Safetensors.Header header = Safetensors.read(in, reader.size(), path);
+            byte[] head = new byte[Math.toIntExact(header.dataStart())];
+            in.readFully(0, head);
+            LayoutChecker.Mismatch m = layout.checker().compare(MemorySegment.ofArray(head), 0, NO_PAYLOAD);
+            if (m != null) {
+                throw new CheckpointException(String.format("%s: %s differs from its manifest's layout at byte %d "
+                        + "(expected 0x%02x, found 0x%02x): the file is damaged or is not the one saved", path,
+                        layout.describe(m.offset()), m.offset(), m.expected() & 0xff, m.found() & 0xff), -1, null);
+            }
+        } catch (CheckpointException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new CheckpointException(e.getMessage(), -1, e); // one line naming the file and the rule
+        }
+    }
+
+    /** Reads {@code dst.length} bytes at {@code offset} in 4096-aligned pieces (readers may bypass the page cache). */
+    private static void readAligned(StorageReader reader, long offset, byte[] dst, String path) throws IOException {
+        long from = offset / 4096 * 4096;
+        long n = Math.min((offset + dst.length - from + 4095) / 4096 * 4096, reader.size() - from);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(Math.max(n, 1), 4096);
+            long got = 0;
+            while (got < n) {
+                long r = reader.read(from + got, buf.asSlice(got, n - got));
+                if (r <= 0) {
+                    break;
+                }
+                got += r;
+            }
+            if (got < offset - from + dst.length) {
+                throw new java.io.EOFException(path + " ends at byte " + (from + got));
+            }
+            MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, offset - from, dst, 0, dst.length);
         }
     }
 

@@ -19,22 +19,25 @@ public final class Layout {
         /** The stream alone. */
         RAW,
         /** {@code torch.save}'s zip (docs/FORMATS.md). */
-        TORCH;
+        TORCH,
+        /** Hugging Face's safetensors: a JSON header, then the tensors (docs/FORMATS.md). */
+        SAFETENSORS;
 
-        /** The name users type: raw, torch. */
+        /** The name users type: raw, torch, safetensors. */
         public String label() {
             return name().toLowerCase(Locale.ROOT);
         }
 
         /**
          * Whether {@code --finite} is on when not given: off for raw and torch, whose payloads are
-         * the stream's bytes as they are unless asked ({@link Finite}).
+         * the stream's bytes as they are unless asked; on for safetensors, a model's weights that
+         * loaders compute with ({@link Finite}).
          */
         public boolean finiteByDefault() {
-            return false;
+            return this == SAFETENSORS;
         }
 
-        /** Parses raw or torch. */
+        /** Parses raw, torch or safetensors. */
         public static Format parse(String s) {
             String t = s == null ? "" : s.strip().toLowerCase(Locale.ROOT);
             for (Format f : values()) {
@@ -42,7 +45,7 @@ public final class Layout {
                     return f;
                 }
             }
-            throw new IllegalArgumentException("'" + s + "' is not a checkpoint format (raw, torch)");
+            throw new IllegalArgumentException("'" + s + "' is not a checkpoint format (raw, torch, safetensors)");
         }
     }
 
@@ -139,13 +142,23 @@ public final class Layout {
     /**
      * The layout of {@code tensors} in {@code format}; {@code crc} false writes zeros where the
      * CRC-32 of each generated payload goes; {@code alignment} is where each torch record's data
-     * starts (64, or 4096).
+     * starts (64, or 4096), or where a safetensors file's data region starts (8, or 4096).
      */
     public static Layout of(Format format, List<Tensor> tensors, boolean crc, int alignment) {
         return switch (format) {
             case RAW -> raw(tensors);
             case TORCH -> TorchZip.layout(tensors, crc, alignment);
+            case SAFETENSORS -> Safetensors.layout(tensors, alignment, java.util.Map.of());
         };
+    }
+
+    /**
+     * This layout for payloads filled by {@code spec}'s stream: a safetensors header names the spec
+     * in its {@code __metadata__} (so the file describes itself); other formats do not change.
+     */
+    public Layout describing(io.dgen4j.gen.DataSpec spec) {
+        return format == Format.SAFETENSORS ? Safetensors.layout(tensors, alignment, Safetensors.specMetadata(spec))
+                .withFinite(finite) : this;
     }
 
     /** The stream alone, the tensors one after another. */
@@ -181,7 +194,7 @@ public final class Layout {
         return crc;
     }
 
-    /** Where each torch record's data starts: a multiple of this. */
+    /** Where each torch record's data (a safetensors file's data region) starts: a multiple of this. */
     public int alignment() {
         return alignment;
     }

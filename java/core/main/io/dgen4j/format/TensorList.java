@@ -17,7 +17,7 @@ import java.util.Map;
  */
 public final class TensorList {
     /** Names of the built-in models ({@link #model}). */
-    public static final List<String> MODELS = List.of("tiny", "mlp-1b");
+    public static final List<String> MODELS = List.of("tiny", "mlp-1b", "llama3-8b", "llama3-70b", "llama3-405b");
 
     private TensorList() {}
 
@@ -69,9 +69,13 @@ public final class TensorList {
 
     /**
      * A built-in model's tensors: {@code tiny} (a 2-layer model and its Adam state, about 1 MiB,
-     * for tests), {@code mlp-1b} (16 layers of 16384x4096 bfloat16 weights and their biases, 2 GiB).
+     * for tests), {@code mlp-1b} (16 layers of 16384x4096 bfloat16 weights and their biases, 2 GiB),
+     * {@code llama3-8b}, {@code llama3-70b}, {@code llama3-405b} (Hugging Face names: {@link LlamaModel}).
      */
     public static List<Tensor> model(String name) {
+        if (LlamaModel.isBuiltIn(name)) {
+            return LlamaModel.builtIn(name).tensors();
+        }
         List<Tensor> out = new ArrayList<>();
         switch (name.strip().toLowerCase(Locale.ROOT)) {
             case "tiny" -> {

@@ -26,8 +26,8 @@ public final class JsonReader {
 
     /** Deeper documents are refused: a manifest nests two levels. */
     public static final int MAX_DEPTH = 16;
-    /** Longer strings are refused: a manifest's longest is a few dozen characters. */
-    public static final int MAX_STRING = 4096;
+    /** Longer strings are refused: a manifest's longest is its tensor list (a 405B model's: about 70 KiB). */
+    public static final int MAX_STRING = 1 << 20;
 
     private final String text;
     private int pos;

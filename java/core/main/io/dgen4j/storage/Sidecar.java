@@ -29,8 +29,8 @@ import java.util.OptionalLong;
 final class Sidecar {
     /** Suffix of the sidecar next to its data file. */
     static final String SUFFIX = ".manifest.json";
-    /** Larger documents are refused unread: a manifest is a few hundred bytes. */
-    static final int MAX_BYTES = 64 * 1024;
+    /** Larger documents are refused unread: a manifest is a few hundred bytes, its tensor list tens of KiB. */
+    static final int MAX_BYTES = 4 << 20;
     private static final String FILE = "file";
     private static final String PENDING = "pending";
     private static final String PREVIOUS = "previous";

@@ -86,7 +86,7 @@ class ManifestTest {
         try (RandomAccessFile raf = new RandomAccessFile(m.toFile(), "rw")) {
             raf.setLength(256L << 20); // sparse: 256 MiB that would not fit the CLI's 128 MiB heap
         }
-        assertTrue(error(f).contains("larger than 65536 bytes"), error(f));
+        assertTrue(error(f).contains("larger than " + (4 << 20) + " bytes"), error(f));
     }
 
     @Test

@@ -58,7 +58,7 @@ class JsonReaderTest {
         assertTrue(refused("[1 2]").contains("expected ',' or ']'"));
         assertTrue(refused("").contains("end of input"));
         assertTrue(refused("[".repeat(17) + "]".repeat(17)).contains("nesting deeper than 16"));
-        assertTrue(refused("\"" + "x".repeat(4097) + "\"").contains("longer than 4096"));
+        assertTrue(refused("\"" + "x".repeat(JsonReader.MAX_STRING + 1) + "\"").contains("longer than " + JsonReader.MAX_STRING));
         assertTrue(assertThrows(JsonReader.SyntaxException.class,
                 () -> JsonReader.parse(new byte[] {'"', (byte) 0xff, '"'})).getMessage().contains("not UTF-8"));
     }

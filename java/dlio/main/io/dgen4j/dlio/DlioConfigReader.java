@@ -265,6 +265,10 @@ public final class DlioConfigReader {
         } catch (IllegalArgumentException e) {
             throw new DlioConfigException("checkpoint.streaming.format", e.getMessage());
         }
+        if (format == Layout.Format.SAFETENSORS) {
+            throw new DlioConfigException("checkpoint.streaming.format", "DLIO writes no safetensors files: use raw or "
+                    + "torch (dgen4j save --format safetensors writes them)");
+        }
         if (format == Layout.Format.TORCH && "tensorflow".equals(framework)) {
             throw new DlioConfigException("checkpoint.streaming.format", "torch files are DLIO's pytorch mechanism; "
                     + "framework is tensorflow (use raw, or framework: pytorch)");

@@ -4,6 +4,8 @@ import io.dgen4j.checkpoint.Manifest;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
 import io.dgen4j.cli.Environment;
 import io.dgen4j.cli.option.StorageBackendOptions;
+import io.dgen4j.format.Safetensors;
+import io.dgen4j.format.SafetensorsShards;
 import io.dgen4j.format.TorchReader;
 import io.dgen4j.json.JsonReader;
 import io.dgen4j.json.JsonWriter;
@@ -37,7 +39,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = {"List a checkpoint's tensors: name, dtype, shape, file offset and bytes.",
                 "A torch.save file (ours or torch's own) is read as torch.load reads it: end records, central"
-                        + " directory, data.pkl; a raw checkpoint is described by its manifest. An s3:// object is"
+                        + " directory, data.pkl; a safetensors file from its header (a directory of shards from its"
+                        + " index); a raw checkpoint is described by its manifest. An s3:// object is"
                         + " read with ranged GETs, its last 64 KiB first, and is not downloaded."})
 public final class InspectCommand implements Callable<Integer> {
     /** The bytes of an object's first GET, at its end: the end records and, mostly, the central directory. */
@@ -106,6 +109,11 @@ public final class InspectCommand implements Callable<Integer> {
 
     /** A local file: a torch.save file by its first bytes, else a raw checkpoint by its sidecar manifest. */
     private static Listing file(Path file) throws IOException {
+        if (Files.isDirectory(file)) { // safetensors shards: the index names the files, each lists its tensors
+            List<Map<String, Object>> rows = new ArrayList<>();
+            long size = shards(file, rows);
+            return new Listing("safetensors", size, rows, null);
+        }
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
             TorchReader.ReadAt in = (offset, dst) -> {
@@ -116,8 +124,11 @@ public final class InspectCommand implements Callable<Integer> {
                     }
                 }
             };
-            byte[] first = new byte[(int) Math.min(4, size)];
+            byte[] first = new byte[(int) Math.min(9, size)];
             in.readFully(0, first);
+            if (Safetensors.looksLike(first, size)) {
+                return new Listing("safetensors", size, safetensorsRows(in, size, file.toString(), null), null);
+            }
             if (TorchReader.isZip(first)) {
                 return new Listing("torch", size, torchRows(in, size, file.toString()), null);
             }
@@ -144,10 +155,13 @@ public final class InspectCommand implements Callable<Integer> {
             }
             Ranged in = new Ranged(reader, where.toString());
             in.tail();
-            byte[] first = new byte[(int) Math.min(4, in.size)];
+            byte[] first = new byte[(int) Math.min(9, in.size)];
             in.readFully(0, first);
+            if (Safetensors.looksLike(first, in.size)) {
+                return new Listing("safetensors", in.size, safetensorsRows(in, in.size, where.toString(), null), in);
+            }
             if (!TorchReader.isZip(first)) {
-                throw new IOException(where + " is neither a torch.save file nor a dgen4j checkpoint with a manifest "
+                throw new IOException(where + " is neither a torch.save nor a safetensors file, nor a dgen4j checkpoint with a manifest "
                         + "(the object has no dgen4j metadata)");
             }
             return new Listing("torch", in.size, torchRows(in, in.size, where.toString()), in);
@@ -172,6 +186,73 @@ public final class InspectCommand implements Callable<Integer> {
             rows.add(row);
         }
         return rows;
+    }
+
+    /** A safetensors file's tensors from its header, in data order; {@code member} the shard's file, or the dtype. */
+    private static List<Map<String, Object>> safetensorsRows(TorchReader.ReadAt in, long size, String where,
+                                                             String member) throws IOException {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        Safetensors.Header h = Safetensors.read(in, size, where);
+        for (Safetensors.Entry e : h.entries()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("name", e.name());
+            row.put("dtype", e.dtype().label());
+            List<Object> shape = new ArrayList<>();
+            for (long d : e.shape()) {
+                shape.add(d);
+            }
+            row.put("shape", shape);
+            row.put("offset", h.dataStart() + e.begin());
+            row.put("bytes", e.bytes());
+            row.put("member", member != null ? member : Safetensors.dtypeName(e.dtype()));
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    /** The tensors of the shards {@code model.safetensors.index.json} names, each row's member its file; the files' bytes. */
+    private static long shards(Path dir, List<Map<String, Object>> rows) throws IOException {
+        Path index = dir.resolve(SafetensorsShards.INDEX);
+        if (!Files.exists(index)) {
+            throw new IOException(dir + " is a directory without " + SafetensorsShards.INDEX);
+        }
+        Object doc;
+        try {
+            doc = JsonReader.parse(Files.readAllBytes(index));
+        } catch (JsonReader.SyntaxException e) {
+            throw new IOException(index + " is not valid JSON: " + e.getMessage(), e);
+        }
+        if (!(doc instanceof Map<?, ?> top) || !(top.get("weight_map") instanceof Map<?, ?> map)) {
+            throw new IOException(index + " has no weight_map object");
+        }
+        long size = 0;
+        for (String name : new java.util.TreeSet<>(map.values().stream().map(String::valueOf).toList())) {
+            Path shard = dir.resolve(name);
+            try (FileChannel ch = FileChannel.open(shard, StandardOpenOption.READ)) {
+                TorchReader.ReadAt in = (offset, dst) -> {
+                    ByteBuffer b = ByteBuffer.wrap(dst);
+                    while (b.hasRemaining()) {
+                        if (ch.read(b, offset + b.position()) < 0) {
+                            throw new EOFException(shard + " ends at byte " + (offset + b.position()));
+                        }
+                    }
+                };
+                for (Map<String, Object> row : safetensorsRows(in, ch.size(), shard.toString(), name)) {
+                    if (!name.equals(map.get(row.get("name")))) {
+                        throw new IOException(shard + " holds tensor " + row.get("name") + ", which " + index
+                                + " places in " + map.get(row.get("name")));
+                    }
+                    rows.add(row);
+                }
+                size += ch.size();
+            } catch (NoSuchFileException e) {
+                throw new IOException(index + " names " + name + ", which does not exist", e);
+            }
+        }
+        if (rows.size() != map.size()) {
+            throw new IOException(index + " names " + map.size() + " tensors, its shards hold " + rows.size());
+        }
+        return size;
     }
 
     /** A raw checkpoint is one stream of bytes: one row. */
@@ -206,7 +287,7 @@ public final class InspectCommand implements Callable<Integer> {
     private static Manifest rawManifest(Path file) throws IOException {
         Path sidecar = file.resolveSibling(file.getFileName() + ".manifest.json");
         if (!Files.exists(sidecar)) {
-            throw new IOException(file + " is neither a torch.save file nor a dgen4j checkpoint with a manifest ("
+            throw new IOException(file + " is neither a torch.save nor a safetensors file, nor a dgen4j checkpoint with a manifest ("
                     + sidecar + " does not exist)");
         }
         Object doc;

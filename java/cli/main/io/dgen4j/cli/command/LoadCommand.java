@@ -6,10 +6,12 @@ import io.dgen4j.cli.option.LoadOptions;
 import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
 import io.dgen4j.cli.report.Reports;
+import io.dgen4j.format.SafetensorsShards;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -55,6 +57,9 @@ public final class LoadCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         options.check(verify);
         backend.checkLoad();
+        if (Files.isDirectory(Path.of(target)) && Files.exists(Path.of(target, SafetensorsShards.INDEX))) {
+            return shards(out);
+        }
         StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         // Under mpirun/srun each rank loads its own shard (named as save names it); rank 0 reports for all.
         try (Ranks ranks = Ranks.open(command, env)) {
@@ -68,6 +73,50 @@ public final class LoadCommand implements Callable<Integer> {
             LoadResult r = done.result();
             ranks.report(out, json, verify ? "loaded and verified" : "loaded", r.toMap(), () -> Reports.load(out, r),
                     target, done.all());
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Loads every shard {@code model.safetensors.index.json} names, one after another, each with its own manifest. */
+    private int shards(PrintWriter out) throws IOException {
+        Path dir = Path.of(target);
+        Object doc;
+        try {
+            doc = io.dgen4j.json.JsonReader.parse(Files.readAllBytes(dir.resolve(SafetensorsShards.INDEX)));
+        } catch (io.dgen4j.json.JsonReader.SyntaxException e) {
+            throw new IOException(dir.resolve(SafetensorsShards.INDEX) + " is not valid JSON: " + e.getMessage(), e);
+        }
+        if (!(doc instanceof java.util.Map<?, ?> top) || !(top.get("weight_map") instanceof java.util.Map<?, ?> map)) {
+            throw new IOException(dir.resolve(SafetensorsShards.INDEX) + " has no weight_map object");
+        }
+        java.util.List<java.util.Map<String, Object>> rows = new java.util.ArrayList<>();
+        long bytes = 0;
+        long start = System.nanoTime();
+        for (String name : new java.util.TreeSet<>(map.values().stream().map(String::valueOf).toList())) {
+            StorageTarget where = StorageTarget.parse(dir.resolve(name).toString());
+            LoadResult r = backend.apply(options.builder(n -> { }), where, env).build().load(where, verify);
+            bytes += r.totalBytes();
+            java.util.Map<String, Object> row = new java.util.LinkedHashMap<>();
+            row.put("file", name);
+            row.put("bytes", r.totalBytes());
+            row.put("seconds", r.times().totalSeconds());
+            row.put("verified", verify);
+            rows.add(row);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (json) {
+            java.util.Map<String, Object> d = new java.util.LinkedHashMap<>();
+            d.put("target", dir.toString());
+            d.put("shards", rows);
+            d.put("bytes", bytes);
+            d.put("seconds", seconds);
+            d.put("verified", verify);
+            out.println(io.dgen4j.json.JsonWriter.ASCII_LINE.write(d));
+        } else {
+            out.printf(java.util.Locale.ROOT, "%s %s: %d safetensors shard%s, %d bytes, %.3f s, %.2f GB/s%n",
+                    verify ? "loaded and verified" : "loaded", dir, rows.size(), rows.size() == 1 ? "" : "s", bytes,
+                    seconds, bytes / seconds / 1e9);
         }
         out.flush();
         return 0;

@@ -11,6 +11,7 @@ import io.dgen4j.cli.option.ProgressOptions;
 import io.dgen4j.cli.option.StorageBackendOptions;
 import io.dgen4j.cli.report.Reports;
 import io.dgen4j.format.Layout;
+import io.dgen4j.format.SafetensorsShards;
 import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -75,6 +76,16 @@ public final class SaveCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
+        if (format.safetensors() && ShardedSave.wanted(target, format.maxShardSize())) {
+            options.check();
+            Layout layout = format.layout(sizeAsked).orElseThrow();
+            long max = format.maxShardSize() != null ? format.maxShardSize() : SafetensorsShards.DEFAULT_MAX_SHARD;
+            try (io.dgen4j.cli.report.Progress bar = progress.bar("save", layout.size())) {
+                ShardedSave.save(target, layout, max, format.llama(), options, backend, bar, env, json, out);
+            }
+            out.flush();
+            return 0;
+        }
         StorageTarget.parse(target); // a malformed target is a usage error before anything starts
         options.check();
         Layout layout = format.layout(sizeAsked).orElse(null);

@@ -1,6 +1,7 @@
 package io.dgen4j.cli.option;
 
 import io.dgen4j.format.Layout;
+import io.dgen4j.format.LlamaModel;
 import io.dgen4j.format.Tensor;
 import io.dgen4j.format.TensorList;
 import java.io.IOException;
@@ -14,8 +15,9 @@ import picocli.CommandLine.Option;
 /** The checkpoint format options of save: --format, --tensors, --model, --crc, --alignment, --finite. */
 public final class FormatOptions {
     @Option(names = "--format", defaultValue = "raw",
-            description = "raw (the stream alone; default) or torch (torch.save's zip, loadable by torch.load; needs"
-                    + " --tensors or --model). See docs/FORMATS.md.")
+            description = "raw (the stream alone; default), torch (torch.save's zip, loadable by torch.load) or"
+                    + " safetensors (Hugging Face's); torch and safetensors need --tensors or --model. See"
+                    + " docs/FORMATS.md.")
     String format;
 
     @Option(names = "--tensors", paramLabel = "FILE", converter = FilePath.class,
@@ -23,8 +25,10 @@ public final class FormatOptions {
                     + " 'model/layers.0.weight bfloat16 [4096,4096]'.")
     Path tensors;
 
-    @Option(names = "--model", description = "A built-in tensor list instead of --tensors: tiny (about 1MiB) or"
-            + " mlp-1b (2GiB of bfloat16).")
+    @Option(names = "--model", paramLabel = "NAME|CONFIG",
+            description = "A built-in tensor list instead of --tensors: tiny (about 1MiB), mlp-1b (2GiB of bfloat16),"
+                    + " llama3-8b, llama3-70b, llama3-405b (Hugging Face names and shapes); or a Hugging Face"
+                    + " config.json of a LLaMA-family model.")
     String model;
 
     @Option(names = "--crc", defaultValue = "crc32",
@@ -35,12 +39,48 @@ public final class FormatOptions {
     @Option(names = "--finite", negatable = true,
             description = "Make every float16/bfloat16/float32/float64 value finite: the top exponent bit of each value"
                     + " is cleared (no Inf or NaN; every value below 2 in magnitude). Default: off for raw and torch"
-                    + " (the stream's bytes as they are). Needs --tensors or --model. See docs/FORMATS.md.")
+                    + " (the stream's bytes as they are), on for safetensors (weights that loaders compute with). Needs --tensors or --model. See docs/FORMATS.md.")
     Boolean finite;
 
-    @Option(names = "--alignment", defaultValue = "64",
-            description = "Where each torch record's data starts: a multiple of 64 (default) or 4096.")
-    int alignment;
+
+    @Option(names = "--alignment",
+            description = "Where each torch record's data starts: a multiple of 64 (default) or 4096; where a"
+                    + " safetensors file's data starts: a multiple of 8 (default) or 4096.")
+    Integer alignment;
+
+    @Option(names = "--max-shard-size", paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "safetensors to a directory (TARGET an existing directory or ending in '/'): shards cut in"
+                    + " tensor order at this many bytes (default 5GB; a larger tensor gets its own shard), with"
+                    + " model.safetensors.index.json and, for a LLaMA model, config.json.")
+    Long maxShardSize;
+
+    /** {@code --max-shard-size}, or null when not given. */
+    public Long maxShardSize() {
+        return maxShardSize;
+    }
+
+    /** Whether {@code --format safetensors} was asked for. */
+    public boolean safetensors() {
+        return Layout.Format.parse(format) == Layout.Format.SAFETENSORS;
+    }
+
+    /** The LLaMA model of {@code --model} (a built-in llama name or a config.json), or empty. */
+    public Optional<LlamaModel> llama() {
+        if (model == null) {
+            return Optional.empty();
+        }
+        if (LlamaModel.isBuiltIn(model)) {
+            return Optional.of(LlamaModel.builtIn(model));
+        }
+        if (!model.endsWith(".json") && !model.contains("/")) {
+            return Optional.empty(); // a built-in name, or a wrong one that TensorList names
+        }
+        try {
+            return Optional.of(LlamaModel.read(Path.of(model)));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--model " + e.getMessage(), e);
+        }
+    }
 
     /** Whether a format other than raw, or a tensor list, was asked for. */
     public boolean laidOut() {
@@ -58,6 +98,9 @@ public final class FormatOptions {
         if (tensors != null && model != null) {
             throw new IllegalArgumentException("give --tensors or --model, not both");
         }
+        if (maxShardSize != null && f != Layout.Format.SAFETENSORS) {
+            throw new IllegalArgumentException("--max-shard-size cuts safetensors shards: it needs --format safetensors");
+        }
         if (!crc.equals("crc32") && !crc.equals("none")) {
             throw new IllegalArgumentException("--crc must be crc32 or none, got " + crc);
         }
@@ -67,7 +110,7 @@ public final class FormatOptions {
                         + " are floating-point values");
             }
             if (size == null) {
-                throw new IllegalArgumentException("--size is needed (or --format torch with --tensors or --model)");
+                throw new IllegalArgumentException("--size is needed (or --format torch or safetensors with --tensors or --model)");
             }
             return Optional.empty();
         }
@@ -79,7 +122,7 @@ public final class FormatOptions {
         }
         List<Tensor> list;
         if (model != null) {
-            list = TensorList.model(model);
+            list = llama().map(LlamaModel::tensors).orElseGet(() -> TensorList.model(model));
         } else {
             try {
                 list = TensorList.read(tensors);
@@ -89,7 +132,8 @@ public final class FormatOptions {
                 throw new UncheckedIOException("--tensors " + tensors + ": " + e.getMessage(), e);
             }
         }
-        return Optional.of(Layout.of(f, list, crc.equals("crc32"), alignment)
+        int align = alignment != null ? alignment : f == Layout.Format.SAFETENSORS ? 8 : 64;
+        return Optional.of(Layout.of(f, list, crc.equals("crc32"), align)
                 .withFinite(finite != null ? finite : f.finiteByDefault()));
     }
 }
