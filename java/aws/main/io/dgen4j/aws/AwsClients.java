@@ -2,6 +2,8 @@ package io.dgen4j.aws;
 
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.ChannelOption;
 import java.io.IOException;
 import java.time.Duration;
 import javax.net.ssl.TrustManager;
@@ -14,6 +16,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
@@ -56,7 +59,12 @@ final class AwsClients {
                 .readTimeout(t.read())
                 .writeTimeout(t.idle())
                 // The pool holds more connections than parts in flight: a long wait means a stuck endpoint.
-                .connectionAcquisitionTimeout(Duration.ofSeconds(60));
+                .connectionAcquisitionTimeout(Duration.ofSeconds(60))
+                // response bodies in wide pieces (WideBodyChannel), each what one socket read got,
+                // and reads of up to a piece: fewer, larger pieces for the SDK to copy and publish
+                .eventLoopGroupBuilder(SdkEventLoopGroup.builder().channelFactory(WideBodyChannel::new))
+                .putChannelOption(ChannelOption.RCVBUF_ALLOCATOR,
+                        new AdaptiveRecvByteBufAllocator(64 << 10, 64 << 10, WideBodyChannel.BODY_PIECE));
         if (trust != null) {
             http.tlsTrustManagersProvider(() -> trust);
         }
