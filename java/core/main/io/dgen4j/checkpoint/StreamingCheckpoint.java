@@ -363,6 +363,30 @@ public final class StreamingCheckpoint {
     }
 
     /**
+     * Writes {@code bytes} to {@code target} as one small object with no manifest (a model directory's index
+     * or config.json beside its shards), through this checkpoint's backend, session and options; visible
+     * whole on return.
+     */
+    public void write(StorageTarget target, byte[] bytes) throws IOException {
+        try (Session session = session();
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) { // S3 clients send from their threads
+            MemorySegment data = arena.allocate(Math.max(1, bytes.length), 4096).asSlice(0, bytes.length);
+            MemorySegment.copy(bytes, 0, data, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            StorageWriter w = session.forTarget(target, backend).openWriter(new WriteRequest(target, bytes.length,
+                    java.util.Map.of(), 1, storageOptions));
+            try (w) {
+                if (bytes.length > 0) {
+                    w.write(0, data);
+                }
+                w.commit();
+            } catch (IOException | RuntimeException e) {
+                w.abort();
+                throw e;
+            }
+        }
+    }
+
+    /**
      * Loads {@code target} with parallel positional reads into pooled buffers. The spec comes from
      * the manifest that describes the file found under the target's name (the previous one, while
      * a save is replacing it).
