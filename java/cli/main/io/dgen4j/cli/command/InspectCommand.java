@@ -39,9 +39,10 @@ import picocli.CommandLine.Spec;
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = {"List a checkpoint's tensors: name, dtype, shape, file offset and bytes.",
                 "A torch.save file (ours or torch's own) is read as torch.load reads it: end records, central"
-                        + " directory, data.pkl; a safetensors file from its header (a directory of shards from its"
-                        + " index); a raw checkpoint is described by its manifest. An s3:// object is"
-                        + " read with ranged GETs, its last 64 KiB first, and is not downloaded."})
+                        + " directory, data.pkl; a safetensors file from its header (a model's shards, in a directory or"
+                        + " under an s3:// prefix ending in '/', from its index, grouped by shard); a raw checkpoint is"
+                        + " described by its manifest. An s3:// object is read with ranged GETs, its last 64 KiB first,"
+                        + " and is not downloaded."})
 public final class InspectCommand implements Callable<Integer> {
     /** The bytes of an object's first GET, at its end: the end records and, mostly, the central directory. */
     static final int TAIL = 64 << 10;
