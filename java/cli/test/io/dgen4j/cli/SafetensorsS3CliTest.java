@@ -98,6 +98,23 @@ class SafetensorsS3CliTest {
         assertTrue(text.out().startsWith(prefix + ": safetensors, 21 tensors, ") && text.out().contains(
                 "(5 ranged GETs, ") && text.out().contains("\n  model-00002-of-00005.safetensors: "), text.out());
 
+        // a shard of 57 tensors: its list is more than S3's 2 KiB of metadata, so the object's metadata says its
+        // header holds it, and load and inspect read it there
+        Path six = Files.writeString(home.resolve("six.json"), """
+                {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 6, "num_attention_heads": 4,
+                 "num_key_value_heads": 2, "vocab_size": 128, "torch_dtype": "bfloat16", "model_type": "llama"}
+                """);
+        String big = "s3://" + S3.bucket() + "/models/six/";
+        CliRun one = run("save", big, "--format", "safetensors", "--model", six.toString(), "--seed", "5",
+                "--no-progress", "--json");
+        assertEquals(0, one.code(), one.err());
+        CliRun oneLoad = run("load", big, "--verify", "--no-progress", "--json");
+        assertEquals(0, oneLoad.code(), oneLoad.err());
+        assertTrue(oneLoad.out().contains("\"verified\":true"), oneLoad.out());
+        CliRun oneInspect = run("inspect", big + "model-00001-of-00001.safetensors");
+        assertEquals(0, oneInspect.code(), oneInspect.err());
+        assertTrue(oneInspect.out().contains(": safetensors, 57 tensors, "), oneInspect.out());
+
         // a prefix without an index: one line, exit 3
         CliRun none = run("load", "s3://" + S3.bucket() + "/models/none/", "--no-progress");
         assertEquals(3, none.code(), none.err());

@@ -176,7 +176,7 @@ public final class InspectCommand implements Callable<Integer> {
         StreamingCheckpoint ckpt = backend.apply(StreamingCheckpoint.builder(), where, env).build();
         return ckpt.read(where, reader -> {
             Map<String, Object> meta = reader.metadata();
-            if (!meta.isEmpty()) {
+            if (!meta.isEmpty() && !Manifest.tensorsInHeader(meta)) { // else the header lists them: read below
                 Manifest m = Manifest.fromMetadata(meta, "the manifest of " + where);
                 if (m.layout() == null) {
                     return new Listing("raw", reader.size(), rawRows(m), new Reads(0, 0));
