@@ -152,6 +152,16 @@ final class ShardedSave {
         return Files.isDirectory(Path.of(target)) && Files.exists(Path.of(target, SafetensorsShards.INDEX));
     }
 
+    /** fsync of a file or directory; a failure names it. */
+    private static void force(Path p) throws IOException {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p,
+                java.nio.file.StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            throw new IOException("fsync of " + p + " failed: " + e.getMessage(), e);
+        }
+    }
+
     /** Whether {@code target} asks for shards: a directory (existing, or a path ending in '/'). */
     static boolean wanted(String target, Long maxShard) {
         return maxShard != null || target.endsWith("/") || Files.isDirectory(Path.of(target));
@@ -180,6 +190,12 @@ final class ShardedSave {
         long fileBytes = 0;
         long done = 0;
         long start = System.nanoTime();
+        // A local shard's fsync runs beside the next shard's writes (it took most of a shard's commit here), and
+        // every one is done, with the directory's, before the index names them.
+        boolean deferSync = place.local() && options.fileOptions().fsync();
+        java.util.concurrent.ExecutorService syncer = deferSync ? java.util.concurrent.Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().daemon().name("dgen4j-shard-fsync").factory()) : null;
+        List<java.util.concurrent.Future<?>> syncs = new ArrayList<>();
         // One pool for every shard: mapped and first-touched once, as a run of many saves uses it.
         try (BufferPool pool = new BufferPool(options.buffers, options.chunk)) {
             for (int k = 0; k < shards.size(); k++) {
@@ -187,9 +203,20 @@ final class ShardedSave {
                 StorageTarget where = place.resolve(name);
                 options.data.seed = base + k; // each shard its own stream: seed + K - 1
                 long before = done;
-                StreamingCheckpoint ckpt = backend.apply(options.builder(n -> bar.update(before + n), env), where, env)
-                        .bufferPool(pool).build();
-                SaveResult r = ckpt.save(where, layouts.get(k));
+                StreamingCheckpoint.Builder b = backend.apply(options.builder(n -> bar.update(before + n), env), where,
+                        env).bufferPool(pool);
+                if (deferSync) {
+                    b.backendOptions(options.fileOptions().withFsync(false));
+                }
+                SaveResult r = b.build().save(where, layouts.get(k));
+                if (deferSync) {
+                    Path file = where.path();
+                    syncs.add(syncer.submit(() -> {
+                        force(file);
+                        force(file.resolveSibling(file.getFileName() + ".manifest.json"));
+                        return null;
+                    }));
+                }
                 done += r.totalBytes();
                 fileBytes += r.totalBytes();
                 Map<String, Object> row = new LinkedHashMap<>();
@@ -202,6 +229,21 @@ final class ShardedSave {
                 row.put("peakRssBytes", r.memory().peakRssBytes());
                 rows.add(row);
             }
+        }
+        if (deferSync) {
+            try {
+                for (java.util.concurrent.Future<?> f : syncs) {
+                    f.get();
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("save to " + place.shown() + " interrupted during its fsyncs");
+            } finally {
+                syncer.shutdownNow();
+            }
+            force(place.dir()); // the shards' renames
         }
         StreamingCheckpoint small = backend.apply(options.builder(n -> { }, env),
                 place.resolve(SafetensorsShards.INDEX), env).build();
