@@ -197,7 +197,8 @@ final class ShardedSave {
                 Thread.ofPlatform().daemon().name("dgen4j-shard-fsync").factory()) : null;
         List<java.util.concurrent.Future<?>> syncs = new ArrayList<>();
         // One pool for every shard: mapped and first-touched once, as a run of many saves uses it.
-        try (BufferPool pool = new BufferPool(options.buffers, options.chunk)) {
+        try (BufferPool pool = new BufferPool(options.buffers, options.chunk);
+             java.io.Closeable stop = syncer == null ? () -> { } : syncer::shutdown) { // queued fsyncs still run
             for (int k = 0; k < shards.size(); k++) {
                 String name = SafetensorsShards.fileName(k + 1, shards.size());
                 StorageTarget where = place.resolve(name);
@@ -250,6 +251,13 @@ final class ShardedSave {
         place.write(SafetensorsShards.INDEX, SafetensorsShards.indexJson(shards), small);
         if (llama.isPresent()) {
             place.write("config.json", llama.get().configJson(), small);
+        }
+        if (deferSync) { // the index and config.json durable too
+            force(place.dir().resolve(SafetensorsShards.INDEX));
+            if (llama.isPresent()) {
+                force(place.dir().resolve("config.json"));
+            }
+            force(place.dir());
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         long tensorBytes = TensorList.bytes(whole.tensors());
