@@ -574,14 +574,21 @@ fn payload_piece(
 }
 
 /// [`Pool::first_mismatch_crc`] of one piece on this thread: block by block, compared, then
-/// summed while the block is still in cache; stops at the first block that differs.
+/// summed while the block is still in cache; stops at the first block that differs. Blocks
+/// after the first start on stream offsets that are multiples of the block size (so of every
+/// stripe size): only the piece's own ends go through the compare's partial-stripe path.
 fn verify_crc_piece(spec: &Spec, offset: u64, data: &[u8]) -> Result<(Option<u64>, u32), Error> {
     let mut crc = 0u32;
-    for (k, block) in data.chunks(PAYLOAD_BLOCK).enumerate() {
-        if let Some(m) = verify_piece(spec, offset + (k * PAYLOAD_BLOCK) as u64, block)? {
+    let mut at = 0usize;
+    while at < data.len() {
+        let pos = offset + at as u64;
+        let to_edge = (PAYLOAD_BLOCK as u64 - pos % PAYLOAD_BLOCK as u64) as usize;
+        let block = &data[at..at + to_edge.min(data.len() - at)];
+        if let Some(m) = verify_piece(spec, pos, block)? {
             return Ok((Some(m), 0));
         }
         crc = crc32::update(crc, block);
+        at += block.len();
     }
     Ok((None, crc))
 }
