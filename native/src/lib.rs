@@ -316,6 +316,55 @@ pub unsafe extern "C" fn dgen4j_generator_verify(
     })
 }
 
+/// `dgen4j_generator_verify`, and when every byte is equal, `*crc` (the CRC-32 of what came
+/// before, 0 to start) continued over `buf[0, len)`: each block is summed right after its
+/// compare, while in cache. `*crc` is left as it was when a byte differs.
+///
+/// # Safety
+/// As `dgen4j_generator_verify`; `crc` must be NULL or valid for a read and a write of one u32.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_verify_crc(
+    gen: *mut dgen4j_generator,
+    offset: u64,
+    buf: *const u8,
+    len: u64,
+    mismatch: *mut u64,
+    crc: *mut u32,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator; verifies only
+        // take a shared reference (the pool serialises them internally).
+        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
+            return Err(Error::invalid("gen is NULL"));
+        };
+        if mismatch.is_null() {
+            return Err(Error::invalid("mismatch is NULL"));
+        }
+        if crc.is_null() {
+            return Err(Error::invalid("crc is NULL"));
+        }
+        gen.spec().check_range(offset, len)?;
+        let Ok(n) = usize::try_from(len) else {
+            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
+        };
+        let (found, of_bytes) = if n == 0 {
+            (None, 0)
+        } else if buf.is_null() {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        } else {
+            // SAFETY: `buf` is non-null and, by the contract, readable and unchanged for `len` bytes.
+            gen.first_mismatch_crc(offset, unsafe { std::slice::from_raw_parts(buf, n) })?
+        };
+        if found.is_none() {
+            // SAFETY: `crc` is non-null and, by the contract, valid for a u32 read and write.
+            unsafe { crc.write(crc32::combine(crc.read(), of_bytes, len)) };
+        }
+        // SAFETY: `mismatch` is non-null and, by the contract, valid for a u64 write.
+        unsafe { mismatch.write(found.unwrap_or(offset + len)) };
+        Ok(())
+    })
+}
+
 /// `dgen4j_generator_fill`, then the values of `finite` (a `DGEN4J_FINITE_*` code) made
 /// finite, `buf[0]` being byte `phase` of its element; when `crc` is not NULL, `*crc` (the
 /// CRC-32 of what came before, 0 to start) is continued over the bytes written.

@@ -84,6 +84,9 @@ enum Op {
     Fill { nt: bool },
     /// Compare the bytes with the stream (they are only read).
     Verify,
+    /// Compare the bytes with the stream and compute each piece's CRC-32, a cache-sized
+    /// block at a time right after its compare (they are only read).
+    VerifyCrc,
     /// Write the stream bytes, make the values of `finite` finite (`phase`: the byte of its
     /// element that the job's first byte is) and, with `crc`, compute each piece's CRC-32,
     /// a cache-sized block at a time while it is still in cache.
@@ -159,6 +162,12 @@ impl Job {
                 // whole job (caller's contract); verify only reads it.
                 let bytes = unsafe { std::slice::from_raw_parts(ptr.cast_const(), len) };
                 *mismatch = verify_piece(spec, offset, bytes)?;
+                Ok(())
+            }
+            Op::VerifyCrc => {
+                // SAFETY: as for Op::Verify: a shared piece of the job's buffer, only read.
+                let bytes = unsafe { std::slice::from_raw_parts(ptr.cast_const(), len) };
+                (*mismatch, *crc) = verify_crc_piece(spec, offset, bytes)?;
                 Ok(())
             }
         }
@@ -295,6 +304,27 @@ impl Pool {
         }
         // The pointer is only read: `Op::Verify` makes shared slices of it.
         self.run(data.as_ptr().cast_mut(), offset, data.len(), Op::Verify)
+    }
+
+    /// [`Pool::first_mismatch`], and the CRC-32 of `data` when every byte is equal (else 0):
+    /// each piece is compared and summed a cache-sized block at a time, so the CRC reads the
+    /// bytes from cache right after the compare did, on the same workers.
+    pub fn first_mismatch_crc(&self, offset: u64, data: &[u8]) -> Result<(Option<u64>, u32), Error> {
+        self.spec.check_range(offset, data.len() as u64)?;
+        if self.workers.is_empty() || data.len() < MIN_PARALLEL_FILL {
+            return verify_crc_piece(&self.spec, offset, data);
+        }
+        let len = data.len();
+        // The pointer is only read: `Op::VerifyCrc` makes shared slices of it.
+        let (mismatch, crcs) = self.run_collect(data.as_ptr().cast_mut(), offset, len, Op::VerifyCrc)?;
+        if mismatch.is_some() {
+            return Ok((mismatch, 0));
+        }
+        let job = Job { ptr: data.as_ptr().cast_mut(), offset, len, pieces: crcs.len(), node: None, op: Op::VerifyCrc };
+        Ok((
+            None,
+            crcs.iter().enumerate().fold(0, |whole, (k, &c)| crc32::combine(whole, c, job.boundary(k + 1) - job.boundary(k))),
+        ))
     }
 
     /// Writes stream bytes `[offset, offset + buf.len())` into `buf` like [`Pool::fill`], makes
@@ -541,6 +571,26 @@ fn payload_piece(
         at += n;
     }
     Ok(crc)
+}
+
+/// [`Pool::first_mismatch_crc`] of one piece on this thread: block by block, compared, then
+/// summed while the block is still in cache; stops at the first block that differs. Blocks
+/// after the first start on stream offsets that are multiples of the block size (so of every
+/// stripe size): only the piece's own ends go through the compare's partial-stripe path.
+fn verify_crc_piece(spec: &Spec, offset: u64, data: &[u8]) -> Result<(Option<u64>, u32), Error> {
+    let mut crc = 0u32;
+    let mut at = 0usize;
+    while at < data.len() {
+        let pos = offset + at as u64;
+        let to_edge = (PAYLOAD_BLOCK as u64 - pos % PAYLOAD_BLOCK as u64) as usize;
+        let block = &data[at..at + to_edge.min(data.len() - at)];
+        if let Some(m) = verify_piece(spec, pos, block)? {
+            return Ok((Some(m), 0));
+        }
+        crc = crc32::update(crc, block);
+        at += block.len();
+    }
+    Ok((None, crc))
 }
 
 fn verify_piece(spec: &Spec, offset: u64, data: &[u8]) -> Result<Option<u64>, Error> {

@@ -253,6 +253,43 @@ fn verify_through_the_abi() {
 }
 
 #[test]
+fn verify_with_crc_through_the_abi() {
+    let size = 3u64 << 20;
+    for threads in [1u32, 3] {
+        let (rc, gen) = new_gen(13, size, 4096, 1.5, 2.0, threads);
+        assert_eq!(rc, DGEN4J_OK);
+        let mut data = vec![0u8; size as usize];
+        let mut at = u64::MAX;
+        // SAFETY: the generator is live, the buffers hold the lengths passed, `at` and `crc` are writable.
+        unsafe {
+            assert_eq!(dgen4j_generator_fill(gen, 0, data.as_mut_ptr(), size), DGEN4J_OK);
+            // Two calls continue one CRC: the CRC-32 of the whole, as dgen4j_crc32 sums it.
+            let whole = dgen4j_crc32(0, data.as_ptr(), size);
+            let mut crc = 0u32;
+            let cut = 1_000_003u64;
+            assert_eq!(dgen4j_generator_verify_crc(gen, 0, data.as_ptr(), cut, &mut at, &mut crc), DGEN4J_OK);
+            assert_eq!(at, cut);
+            let rc = dgen4j_generator_verify_crc(gen, cut, data.as_ptr().add(cut as usize), size - cut, &mut at, &mut crc);
+            assert_eq!((rc, at, crc), (DGEN4J_OK, size, whole), "threads {threads}");
+            for flip in [0u64, 65_535, 65_536, 1 << 20, size - 1] {
+                data[flip as usize] ^= 0x40;
+                let mut c = 7u32;
+                let rc = dgen4j_generator_verify_crc(gen, 0, data.as_ptr(), size, &mut at, &mut c);
+                assert_eq!((rc, at, c), (DGEN4J_OK, flip, 7), "threads {threads} flip {flip}: crc left as it was");
+                data[flip as usize] ^= 0x40;
+            }
+            let mut c = 5u32;
+            assert_eq!(dgen4j_generator_verify_crc(gen, size, ptr::null(), 0, &mut at, &mut c), DGEN4J_OK);
+            assert_eq!((at, c), (size, 5));
+            assert_eq!(dgen4j_generator_verify_crc(gen, 0, data.as_ptr(), 5, &mut at, ptr::null_mut()), DGEN4J_ERR_INVALID_ARGUMENT);
+            assert_eq!(last_error(), "crc is NULL");
+            assert_eq!(dgen4j_generator_verify_crc(gen, 1, data.as_ptr(), size, &mut at, &mut c), DGEN4J_ERR_OUT_OF_RANGE);
+            dgen4j_generator_free(gen);
+        }
+    }
+}
+
+#[test]
 fn payload_fill_and_crc_through_the_abi() {
     let size = 3u64 << 20;
     for threads in [1u32, 3] {

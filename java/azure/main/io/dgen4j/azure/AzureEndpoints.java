@@ -2,6 +2,7 @@ package io.dgen4j.azure;
 
 import com.azure.core.exception.HttpResponseException;
 import com.azure.storage.blob.specialized.BlockBlobAsyncClient;
+import io.dgen4j.storage.EndpointBackoff;
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.IOException;
 import java.net.URI;
@@ -10,7 +11,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,71 +29,24 @@ import reactor.core.Exceptions;
  * <p>An endpoint down stays out for a back-off of 200 ms that doubles up to 2 s while it keeps failing (after a
  * timeout: 30 s doubling up to 5 min, as a hanging endpoint costs each request the whole timeout), then one
  * request probes it. Whether an endpoint is down is the storage session's ({@link Health}, one per endpoint
- * URI in the provider); the figures are this operation's ({@link #statistics()}). The back-off figures are
- * those of the S3 backends' endpoint health (not shared code: the azure module does not depend on s3).
+ * URI in the provider, around an {@link EndpointBackoff}, the circuit breaker the S3 backends keep too); the
+ * figures are this operation's ({@link #statistics()}).
  */
 final class AzureEndpoints {
     private static final Logger LOG = LoggerFactory.getLogger(AzureEndpoints.class);
-    static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
-    static final long TIMEOUT_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
-    static final long MAX_TIMEOUT_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(5);
-
-    /** Whether one endpoint takes requests, shared by every save and load of a storage session. */
+    /**
+     * One endpoint as a storage session sees it, shared by every save and load of the session: whether it
+     * takes requests (the circuit breaker the S3 backends keep too) and the cause of its last failure.
+     */
     static final class Health {
-        private boolean down;
-        private boolean probing;
-        private long downUntil;
-        private long backoff = FIRST_BACKOFF_NANOS;
-        private String lastFailure = "";
+        final EndpointBackoff backoff = new EndpointBackoff();
+        private volatile String lastFailure = "";
 
-        /** Lets a request through: up, or down with the back-off over and no probe out (this one probes). */
-        synchronized boolean admit(long now) {
-            if (!down) {
-                return true;
-            }
-            if (!probing && now - downUntil >= 0) {
-                probing = true;
-                return true;
-            }
-            return false;
+        String state() {
+            return backoff.state().label();
         }
 
-        /** The endpoint answered (a 4xx too): it is up. */
-        synchronized void answered() {
-            down = false;
-            probing = false;
-            backoff = FIRST_BACKOFF_NANOS;
-        }
-
-        /** A request failed by the endpoint's fault; returns whether this marked it down (false: it already was). */
-        synchronized boolean failed(String cause, boolean timeout, long now) {
-            lastFailure = cause;
-            if (down && !probing && now - downUntil < 0) {
-                return false;
-            }
-            if (down) {
-                backoff = timeout ? Math.min(MAX_TIMEOUT_BACKOFF_NANOS, Math.max(TIMEOUT_BACKOFF_NANOS, backoff * 2))
-                        : Math.min(MAX_BACKOFF_NANOS, backoff * 2);
-            } else {
-                backoff = timeout ? TIMEOUT_BACKOFF_NANOS : FIRST_BACKOFF_NANOS;
-            }
-            down = true;
-            probing = false;
-            downUntil = now + backoff;
-            return true;
-        }
-
-        /** When a down endpoint may be probed again ({@code now} or earlier when it may be now). */
-        synchronized long downUntil() {
-            return down ? downUntil : Long.MIN_VALUE;
-        }
-
-        synchronized String state() {
-            return !down ? "up" : probing ? "probing" : "down";
-        }
-
-        synchronized String lastFailure() {
+        String lastFailure() {
             return lastFailure;
         }
     }
@@ -174,32 +127,38 @@ final class AzureEndpoints {
         Set<Target> tried = new HashSet<>();
         List<String> failures = new ArrayList<>();
         while (true) {
-            Target t = pick(write, tried);
-            if (t == null) {
+            Picked p = pick(write, tried);
+            if (p == null) {
                 throw everyEndpointFailed(what, write, failures);
             }
+            Target t = p.target();
             tried.add(t);
             t.requests.incrementAndGet();
             t.active.incrementAndGet();
             long started = System.nanoTime();
+            boolean judged = false;
             try {
                 T out = op.apply(t.blob);
                 t.latency(System.nanoTime() - started);
                 t.bytes.addAndGet(bytes);
-                t.health.answered();
+                t.health.backoff.answered(p.how());
+                judged = true;
                 return out;
             } catch (RuntimeException e) {
                 t.errors.incrementAndGet();
                 Throwable c = Exceptions.unwrap(e);
                 if (!endpointFault(c)) {
-                    t.health.answered();
+                    t.health.backoff.answered(p.how());
+                    judged = true;
                     throw AzureErrors.io(what, where, t.settings, e);
                 }
                 String cause = AzureErrors.describe(c, t.settings);
                 if (!cause.contains(t.uri.toString())) {
                     cause = cause + " (endpoint " + t.uri + ")";
                 }
-                if (t.health.failed(cause, timedOut(c), System.nanoTime())) {
+                t.health.lastFailure = cause;
+                judged = true;
+                if (t.health.backoff.failed(p.how(), System.nanoTime(), timedOut(c))) {
                     t.markedDown.incrementAndGet();
                     if (targets.size() > 1) {
                         LOG.warn("endpoint {} marked down: {} {} failed: {}", t.uri, what, where,
@@ -212,16 +171,22 @@ final class AzureEndpoints {
                 failures.add(cause);
             } finally {
                 t.active.decrementAndGet();
+                if (!judged) { // an Error or an interrupt: no verdict on the endpoint, a probe's turn goes back
+                    t.health.backoff.released(p.how(), System.nanoTime());
+                }
             }
         }
     }
+
+    /** An endpoint chosen for one request, and how its back-off let the request through. */
+    private record Picked(Target target, EndpointBackoff.Admission how) {}
 
     /**
      * The next endpoint round robin among those not tried that take the request and are up (or due a probe);
      * when none is and this request has tried none, the one whose back-off ends first (so that a set that is
      * all down fails each request after one try, not at once, and a lone endpoint is always tried).
      */
-    private Target pick(boolean write, Set<Target> tried) {
+    private Picked pick(boolean write, Set<Target> tried) {
         int n = targets.size();
         int start = Math.floorMod(next.getAndIncrement(), n);
         long now = System.nanoTime();
@@ -231,14 +196,15 @@ final class AzureEndpoints {
             if (tried.contains(t) || write && t.readOnly) {
                 continue;
             }
-            if (t.health.admit(now)) {
-                return t;
+            EndpointBackoff.Admission how = t.health.backoff.admit(now);
+            if (how != null) {
+                return new Picked(t, how);
             }
-            if (soonest == null || t.health.downUntil() - soonest.health.downUntil() < 0) {
+            if (soonest == null || t.health.backoff.backoffLeft(now) < soonest.health.backoff.backoffLeft(now)) {
                 soonest = t;
             }
         }
-        return tried.isEmpty() ? soonest : null;
+        return tried.isEmpty() && soonest != null ? new Picked(soonest, soonest.health.backoff.force(now)) : null;
     }
 
     private IOException everyEndpointFailed(String what, boolean write, List<String> failures) {

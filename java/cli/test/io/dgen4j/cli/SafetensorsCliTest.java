@@ -220,6 +220,13 @@ class SafetensorsCliTest {
         assertEquals(0, i.code(), i.err());
         assertTrue(i.out().contains("\"member\":\"model-00001-of-") && i.out().contains("\"name\":\"lm_head.weight\""),
                 i.out());
+        assertTrue(i.out().contains("\"shards\":[{\"file\":\"model-00001-of-"), i.out());
+        // text: each shard's line (its tensors and bytes), then its tensors
+        String listed = CliTest.run("inspect", out.toString()).out();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "\n  model-00001-of-\\d{5}\\.safetensors: 1 tensor, 6400 bytes of tensors in \\d+ bytes\n"
+                + "  +model\\.embed_tokens\\.weight +bfloat16 ").matcher(listed);
+        assertTrue(m.find(), listed);
         CliTest.Result v = CliTest.run("load", out.toString(), "--verify", "--json");
         assertEquals(0, v.code(), v.err());
         assertTrue(v.out().contains("\"verified\":true"), v.out());
@@ -228,9 +235,43 @@ class SafetensorsCliTest {
                 "tiny", "--max-shard-size", "1MB");
         assertEquals(2, torch.code(), torch.err());
         assertTrue(torch.err().contains("--max-shard-size cuts safetensors shards"), torch.err());
-        CliTest.Result s3 = CliTest.run("save", "s3://bucket/model/", "--format", "safetensors", "--model", "tiny");
-        assertEquals(2, s3.code(), s3.err());
-        assertTrue(s3.err().contains("local directory for now") && s3.err().strip().lines().count() == 1, s3.err());
+        CliTest.Result az = CliTest.run("save", "az://container/model/", "--format", "safetensors", "--model", "tiny");
+        assertEquals(2, az.code(), az.err()); // s3:// prefixes: SafetensorsS3CliTest
+        assertTrue(az.err().contains("a local directory or an s3:// prefix, not az://container/model/")
+                && az.err().strip().lines().count() == 1, az.err());
+    }
+
+    /**
+     * A DLIO workload's model section as a LLaMA model: configs/dlio/tiny.yaml's dimensions with Hugging Face
+     * names, its parameter count DLIO's own (embedding, per layer norm, QKV, dense, norm, gated MLP, final norm,
+     * output), its config.json beside the shards.
+     */
+    @Test
+    void aDlioModelSectionIsALlamaModel() throws Exception {
+        Path out = dir.resolve("dlio-tiny");
+        CliTest.Result s = CliTest.run("save", out + "/", "--format", "safetensors", "--model",
+                Path.of("configs/dlio/tiny.yaml").toAbsolutePath().toString(), "--seed", "3", "--json");
+        assertEquals(0, s.code(), s.err());
+        // 1024 x 256 embedding and lm_head, 4 layers of 754,176 parameters, a final norm: 3,541,248 in fp16
+        String idx = Files.readString(out.resolve("model.safetensors.index.json"));
+        assertTrue(idx.contains("\"total_size\": 7082496\n") && idx.contains("\"model.layers.3.mlp.down_proj.weight\"")
+                && idx.contains("\"lm_head.weight\""), idx);
+        String config = Files.readString(out.resolve("config.json"));
+        assertTrue(config.contains("\"num_key_value_heads\": 2,") && config.contains("\"torch_dtype\": \"float16\",")
+                && config.contains("\"intermediate_size\": 768,") && config.contains("\"vocab_size\": 1024\n"), config);
+        String listed = CliTest.run("inspect", out.toString()).out();
+        assertTrue(listed.matches("(?s).*model\\.layers\\.0\\.self_attn\\.k_proj\\.weight +float16 +\\[64,256\\] .*"),
+                listed);
+        String c = python(out.toString());
+        assertTrue(c.startsWith("0\n") && c.contains(" 39 tensors"), c);
+
+        Path legacy = Files.writeString(dir.resolve("legacy.yaml"), "model:\n  name: old\n  model_size_bytes: 4096\n"
+                + "workflow:\n  checkpoint: True\n");
+        CliTest.Result bad = CliTest.run("save", dir.resolve("x") + "/", "--format", "safetensors", "--model",
+                legacy.toString());
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().contains("legacy.yaml: its model section is no transformer")
+                && bad.err().strip().lines().count() == 1, bad.err());
     }
 
     private static String header(Path f) throws Exception {

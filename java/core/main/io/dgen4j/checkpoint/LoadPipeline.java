@@ -686,6 +686,11 @@ final class LoadPipeline {
             }
 
             @Override
+            public long firstMismatchCrc(MemorySegment data, long streamOffset, long[] crc) {
+                return gen.firstMismatchCrc(data, streamOffset, crc);
+            }
+
+            @Override
             public byte at(long streamOffset) {
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment one = arena.allocate(1);

@@ -1,10 +1,12 @@
 package io.dgen4j.checkpoint;
 
 import io.dgen4j.format.Layout;
+import io.dgen4j.format.Tensor;
 import io.dgen4j.format.TensorList;
 import io.dgen4j.gen.DataSpec;
 import java.io.IOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,6 +38,39 @@ public record Manifest(int formatVersion, DataSpec spec, String generator, long 
     /** Whether a load may compare the bytes with the regenerated stream. */
     public boolean verifiable() {
         return !"jdk-random".equals(generator);
+    }
+
+    /**
+     * The value of {@code "tensors"} in the metadata of a safetensors object whose tensor list is its own header
+     * (object-store metadata is small: S3's 2 KiB hold the list of a few dozen tensors at most).
+     */
+    public static final String TENSORS_IN_HEADER = "header";
+
+    /**
+     * Whether metadata fields say the tensors are in the safetensors header of the object they describe: then
+     * {@link #withTensors} must give them before {@link #fromMetadata} reads them.
+     */
+    public static boolean tensorsInHeader(Map<String, Object> m) {
+        return Layout.Format.SAFETENSORS.label().equals(m.get("format")) && TENSORS_IN_HEADER.equals(m.get("tensors"));
+    }
+
+    /** {@code m} with the tensor list {@code tensors} (read from the object's header) in {@code "tensors"}. */
+    public static Map<String, Object> withTensors(Map<String, Object> m, List<Tensor> tensors) {
+        Map<String, Object> out = new LinkedHashMap<>(m);
+        out.put("tensors", TensorList.format(tensors));
+        return out;
+    }
+
+    /**
+     * The metadata fields for an object store: those of {@link #toMetadata()}, except that a safetensors file's
+     * tensor list is {@value #TENSORS_IN_HEADER} (its header, in the object, holds it; a load reads it there).
+     */
+    public Map<String, Object> toObjectMetadata() {
+        Map<String, Object> m = toMetadata();
+        if (layout != null && layout.format() == Layout.Format.SAFETENSORS) {
+            m.put("tensors", TENSORS_IN_HEADER);
+        }
+        return m;
     }
 
     /** The metadata fields, in the order they are written. */

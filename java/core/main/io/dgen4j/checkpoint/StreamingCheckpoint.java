@@ -4,6 +4,7 @@ import io.dgen4j.format.Layout;
 import io.dgen4j.format.LayoutChecker;
 import io.dgen4j.format.LayoutWriter;
 import io.dgen4j.format.Safetensors;
+import io.dgen4j.format.Tensor;
 import io.dgen4j.format.TorchReader;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.OpenTimes;
@@ -24,6 +25,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -252,7 +254,8 @@ public final class StreamingCheckpoint {
             double started = measured.seconds();
             Manifest manifest = new Manifest(DataSpec.FORMAT_VERSION, spec, filler.implementation(), chunkSize,
                     layout);
-            data = provider.openWriter(new WriteRequest(target, manifest.fileSize(), chunkSize, manifest.toMetadata(),
+            data = provider.openWriter(new WriteRequest(target, manifest.fileSize(), chunkSize, target.isFile()
+                    ? manifest.toMetadata() : manifest.toObjectMetadata(),
                     run.inFlight(), storageOptions));
             double opened = measured.seconds();
             run.run(filler, data);
@@ -363,6 +366,30 @@ public final class StreamingCheckpoint {
     }
 
     /**
+     * Writes {@code bytes} to {@code target} as one small object with no manifest (a model directory's index
+     * or config.json beside its shards), through this checkpoint's backend, session and options; visible
+     * whole on return.
+     */
+    public void write(StorageTarget target, byte[] bytes) throws IOException {
+        try (Session session = session();
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) { // S3 clients send from their threads
+            MemorySegment data = arena.allocate(Math.max(1, bytes.length), 4096).asSlice(0, bytes.length);
+            MemorySegment.copy(bytes, 0, data, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            StorageWriter w = session.forTarget(target, backend).openWriter(new WriteRequest(target, bytes.length,
+                    java.util.Map.of(), 1, storageOptions));
+            try (w) {
+                if (bytes.length > 0) {
+                    w.write(0, data);
+                }
+                w.commit();
+            } catch (IOException | RuntimeException e) {
+                w.abort();
+                throw e;
+            }
+        }
+    }
+
+    /**
      * Loads {@code target} with parallel positional reads into pooled buffers. The spec comes from
      * the manifest that describes the file found under the target's name (the previous one, while
      * a save is replacing it).
@@ -449,7 +476,7 @@ public final class StreamingCheckpoint {
             throw new CheckpointException(String.format("no manifest for %s: not a dgen4j checkpoint, or its "
                     + "save did not finish", path), -1, null);
         }
-        Manifest manifest = Manifest.fromMetadata(reader.metadata(), "the manifest of " + path);
+        Manifest manifest = Manifest.fromMetadata(tensorsRead(reader, path), "the manifest of " + path);
         if (verify && !manifest.verifiable()) {
             throw new CheckpointException(path + " was written with " + manifest.generator()
                     + " data, which cannot be regenerated: load it without --verify", -1, null);
@@ -464,6 +491,28 @@ public final class StreamingCheckpoint {
                     + "is truncated or was overwritten", path, reader.size(), size), Math.min(reader.size(), size), null);
         }
         return manifest;
+    }
+
+    /**
+     * The metadata of what {@code reader} reads, with the tensor list read from its safetensors header where the
+     * metadata says it is there ({@link Manifest#tensorsInHeader}: an object's).
+     */
+    private static Map<String, Object> tensorsRead(StorageReader reader, String path) throws IOException {
+        Map<String, Object> meta = reader.metadata();
+        if (!Manifest.tensorsInHeader(meta)) {
+            return meta;
+        }
+        try {
+            Safetensors.Header h = Safetensors.read((offset, dst) -> readAligned(reader, offset, dst, path),
+                    reader.size(), path);
+            List<Tensor> tensors = new ArrayList<>();
+            for (Safetensors.Entry e : h.entries()) {
+                tensors.add(Tensor.of(e.name(), e.dtype(), e.shape()));
+            }
+            return Manifest.withTensors(meta, tensors);
+        } catch (IOException e) {
+            throw new CheckpointException(e.getMessage(), -1, e); // one line naming the object and the rule
+        }
     }
 
     /**

@@ -803,6 +803,69 @@ public class dgen4j_h {
         }
     }
 
+    private static class dgen4j_generator_verify_crc {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_verify_crc");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_generator_verify_crc$descriptor() {
+        return dgen4j_generator_verify_crc.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * }
+     */
+    public static MethodHandle dgen4j_generator_verify_crc$handle() {
+        return dgen4j_generator_verify_crc.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * }
+     */
+    public static MemorySegment dgen4j_generator_verify_crc$address() {
+        return dgen4j_generator_verify_crc.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * }
+     */
+    public static int dgen4j_generator_verify_crc(MemorySegment gen, long offset, MemorySegment buf, long len, MemorySegment mismatch, MemorySegment crc) {
+        var mh$ = dgen4j_generator_verify_crc.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_generator_verify_crc", gen, offset, buf, len, mismatch, crc);
+            }
+            return (int)mh$.invokeExact(gen, offset, buf, len, mismatch, crc);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static final int DGEN4J_FINITE_NONE = (int)0L;
     /**
      * {@snippet lang=c :

@@ -20,6 +20,18 @@ public final class LayoutChecker {
     public interface Stream {
         long firstMismatch(MemorySegment data, long streamOffset);
 
+        /**
+         * {@link #firstMismatch}, and when every byte is equal, the CRC-32 of {@code data} in
+         * {@code crc[0]} (generators compute it in the compare's pass; here a second one).
+         */
+        default long firstMismatchCrc(MemorySegment data, long streamOffset, long[] crc) {
+            long m = firstMismatch(data, streamOffset);
+            if (m < 0) {
+                crc[0] = Crc32s.of(data);
+            }
+            return m;
+        }
+
         /** The stream's byte at {@code streamOffset}. */
         byte at(long streamOffset);
 
@@ -81,15 +93,20 @@ public final class LayoutChecker {
                     if (bad != null) {
                         return bad;
                     }
+                    if (layout.crc()) {
+                        pieces.add(new Piece(s.tensor(), from - s.start(), to - from, Crc32s.of(part)));
+                    }
                 } else {
-                    long bad = stream.firstMismatch(part, streamAt);
+                    long[] crc = new long[1];
+                    long bad = layout.crc() ? stream.firstMismatchCrc(part, streamAt, crc)
+                            : stream.firstMismatch(part, streamAt);
                     if (bad >= 0) {
                         long at = from + (bad - streamAt);
                         return new Mismatch(at, stream.at(bad), part.get(ValueLayout.JAVA_BYTE, bad - streamAt));
                     }
-                }
-                if (layout.crc()) {
-                    pieces.add(new Piece(s.tensor(), from - s.start(), to - from, Crc32s.of(part)));
+                    if (layout.crc()) {
+                        pieces.add(new Piece(s.tensor(), from - s.start(), to - from, crc[0]));
+                    }
                 }
                 continue;
             }

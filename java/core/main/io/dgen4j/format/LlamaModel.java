@@ -51,6 +51,21 @@ public record LlamaModel(Map<String, Object> config) {
         };
     }
 
+    /**
+     * A LLaMA model of these dimensions (a DLIO model section's): Meta's Llama 3 config fields, with
+     * {@code vocab_size} and {@code torch_dtype} as given, the embeddings untied.
+     */
+    public static LlamaModel shaped(long hidden, long intermediate, long layers, long heads, long kvHeads, long vocab,
+                                    DType dtype) {
+        Map<String, Object> c = new LinkedHashMap<>(meta(hidden, intermediate, layers, heads, kvHeads, 8192, null)
+                .config());
+        c.put("torch_dtype", dtype.label());
+        c.put("vocab_size", vocab);
+        LlamaModel m = new LlamaModel(c);
+        m.tensors(); // every dimension positive and consistent, or one line naming the field
+        return m;
+    }
+
     private static LlamaModel meta(long hidden, long intermediate, long layers, long heads, long kvHeads,
                                    long maxPositions, Map<String, Object> ropeScaling) {
         Map<String, Object> c = new LinkedHashMap<>();

@@ -3,6 +3,7 @@ package io.dgen4j.format;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -140,9 +141,11 @@ final class TorchZip {
         }
         le('F' | 'B' << 8, 2);
         le(padding, 2);
-        for (int i = 0; i < padding; i++) {
-            pending.write('Z');
-        }
+        // One write, not a loop: a loop's back-edges made this method hot enough for a C2 compile
+        // (5 MB of compiler memory) in the middle of a DLIO save, on top of its buffers.
+        byte[] zeds = new byte[padding];
+        Arrays.fill(zeds, (byte) 'Z');
+        pending.writeBytes(zeds);
         long crc = 0;
         long dataStart = pos();
         if (data != null) {

@@ -121,6 +121,24 @@ public sealed interface Generator extends AutoCloseable permits NativeGenerator,
         return firstMismatch(data, streamOffset, data.byteSize());
     }
 
+    /**
+     * {@link #firstMismatch(MemorySegment, long)}, and when every byte is equal, the CRC-32 (zip's,
+     * {@link java.util.zip.CRC32}'s value) of {@code data} in {@code crc[0]} (left as it was when a
+     * byte differs). The native core sums each cache-sized block right after comparing it, on its
+     * workers, so the CRC costs no second pass over memory; this default compares, then sums.
+     */
+    default long firstMismatchCrc(MemorySegment data, long streamOffset, long[] crc) {
+        long m = firstMismatch(data, streamOffset);
+        if (m < 0) {
+            java.util.zip.CRC32 sum = new java.util.zip.CRC32();
+            for (long at = 0; at < data.byteSize(); at += Integer.MAX_VALUE) { // a ByteBuffer view's limit
+                sum.update(data.asSlice(at, Math.min(Integer.MAX_VALUE, data.byteSize() - at)).asByteBuffer());
+            }
+            crc[0] = sum.getValue();
+        }
+        return m;
+    }
+
     /** A cursor that fills consecutive chunks from stream offset 0. */
     default StreamCursor cursor() {
         return new StreamCursor(this, 0);

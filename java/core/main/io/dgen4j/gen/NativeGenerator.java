@@ -212,6 +212,29 @@ public final class NativeGenerator implements Generator {
         });
     }
 
+    @Override
+    public long firstMismatchCrc(MemorySegment data, long streamOffset, long[] crc) {
+        if (!data.isNative()) {
+            return Generator.super.firstMismatchCrc(data, streamOffset, crc);
+        }
+        long length = data.byteSize();
+        FillRange.checkSource(spec, data, streamOffset, length);
+        return handle.call(h -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment at = arena.allocate(ValueLayout.JAVA_LONG);
+                MemorySegment sum = arena.allocate(ValueLayout.JAVA_INT); // zeroed: the CRC from nothing
+                int rc = dgen4j_h.dgen4j_generator_verify_crc(h, streamOffset, data, length, at, sum);
+                NativeCallException.check(rc, "dgen4j_generator_verify_crc");
+                long m = at.get(ValueLayout.JAVA_LONG, 0);
+                if (m != streamOffset + length) {
+                    return m;
+                }
+                crc[0] = Integer.toUnsignedLong(sum.get(ValueLayout.JAVA_INT, 0));
+                return -1L;
+            }
+        });
+    }
+
     /** One native verify of {@code data[0, length)}; -1 when equal. */
     private static long verify(MemorySegment h, MemorySegment data, long streamOffset, long length, MemorySegment at) {
         int rc = dgen4j_h.dgen4j_generator_verify(h, streamOffset, data, length, at);

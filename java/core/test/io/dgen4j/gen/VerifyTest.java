@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
+import java.util.zip.CRC32;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -83,6 +84,45 @@ class VerifyTest {
         Generator closed = impl.open.get();
         closed.close();
         assertThrows(IllegalStateException.class, () -> closed.firstMismatch(MemorySegment.ofArray(new byte[4]), 0));
+    }
+
+    /**
+     * {@link Generator#firstMismatchCrc}: the CRC-32 of equal bytes is {@link CRC32}'s, on native and
+     * heap segments and across the native core's parallel pieces; a flipped byte anywhere (in the first
+     * 64 KiB block, on a block edge, in the last) is reported and leaves the CRC as it was.
+     */
+    @ParameterizedTest
+    @MethodSource("impls")
+    void comparesAndSumsInOnePass(Impl impl) {
+        byte[] reference = Streams.bytes(SPEC, Generator.Kind.NATIVE, 1);
+        try (Generator gen = impl.open.get(); Arena arena = Arena.ofShared()) {
+            for (long[] range : new long[][] {{0, SPEC.size()}, {12_345, (3L << 20) + 7}, {SPEC.size() - 100, 100}}) {
+                long offset = range[0];
+                int length = (int) range[1];
+                MemorySegment seg = arena.allocate(length, 64);
+                MemorySegment.copy(MemorySegment.ofArray(reference), offset, seg, 0, length);
+                CRC32 want = new CRC32();
+                want.update(reference, (int) offset, length);
+                String what = impl + " [" + offset + ", +" + length + ")";
+                long[] crc = {-1};
+                assertEquals(-1, gen.firstMismatchCrc(seg, offset, crc), what);
+                assertEquals(want.getValue(), crc[0], what);
+                crc[0] = -1;
+                byte[] heap = java.util.Arrays.copyOfRange(reference, (int) offset, (int) offset + length);
+                assertEquals(-1, gen.firstMismatchCrc(MemorySegment.ofArray(heap), offset, crc), what + " heap");
+                assertEquals(want.getValue(), crc[0], what + " heap");
+                for (long at : new long[] {0, 65_535, 65_536, length - 1}) {
+                    if (at >= length) {
+                        continue;
+                    }
+                    flip(seg, at);
+                    crc[0] = 42;
+                    assertEquals(offset + at, gen.firstMismatchCrc(seg, offset, crc), what + " flip " + at);
+                    assertEquals(42, crc[0], what + " flip " + at + ": the CRC is left as it was");
+                    flip(seg, at);
+                }
+            }
+        }
     }
 
     /**

@@ -39,9 +39,10 @@ import picocli.CommandLine.Spec;
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = {"List a checkpoint's tensors: name, dtype, shape, file offset and bytes.",
                 "A torch.save file (ours or torch's own) is read as torch.load reads it: end records, central"
-                        + " directory, data.pkl; a safetensors file from its header (a directory of shards from its"
-                        + " index); a raw checkpoint is described by its manifest. An s3:// object is"
-                        + " read with ranged GETs, its last 64 KiB first, and is not downloaded."})
+                        + " directory, data.pkl; a safetensors file from its header (a model's shards, in a directory or"
+                        + " under an s3:// prefix ending in '/', from its index, grouped by shard); a raw checkpoint is"
+                        + " described by its manifest. An s3:// object is read with ranged GETs, its last 64 KiB first,"
+                        + " and is not downloaded."})
 public final class InspectCommand implements Callable<Integer> {
     /** The bytes of an object's first GET, at its end: the end records and, mostly, the central directory. */
     static final int TAIL = 64 << 10;
@@ -65,15 +66,28 @@ public final class InspectCommand implements Callable<Integer> {
     @Mixin
     StorageBackendOptions backend;
 
-    /** What inspect found: the format, the file's bytes, a row per tensor, and for an object its GETs. */
-    private record Listing(String format, long size, List<Map<String, Object>> rows, Ranged gets) {}
+    /**
+     * What inspect found: the format, the file's bytes, a row per tensor, for an object its GETs, and for a
+     * model's shards each shard's file, bytes and tensors (else empty).
+     */
+    private record Listing(String format, long size, List<Map<String, Object>> rows, Reads gets,
+                           List<Map<String, Object>> shards) {
+        Listing(String format, long size, List<Map<String, Object>> rows, Reads gets) {
+            this(format, size, rows, gets, List.of());
+        }
+    }
+
+    /** The ranged GETs an object's listing took and the bytes they read. */
+    record Reads(long gets, long bytes) {}
 
     @Override
     public Integer call() throws IOException {
         PrintWriter out = command.commandLine().getOut();
         StorageTarget where = StorageTarget.parse(target); // a malformed target is a usage error, before any request
-        Listing l = where.isFile() ? file(where.path()) : object(where);
-        String name = where.isFile() ? where.path().toString() : where.toString();
+        boolean model = ShardedSave.isModel(target) && !where.isFile();
+        Listing l = model ? shards(ShardedSave.Place.of(target)) : where.isFile() ? file(where.path()) : object(where);
+        String name = model ? ShardedSave.Place.of(target).shown() : where.isFile() ? where.path().toString()
+                : where.toString();
         boolean finite = where.isFile() && madeFinite(where.path());
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -85,20 +99,34 @@ public final class InspectCommand implements Callable<Integer> {
                 doc.put("finite", true);
             }
             if (l.gets() != null) {
-                doc.put("gets", l.gets().gets);
-                doc.put("bytesRead", l.gets().bytes);
+                doc.put("gets", l.gets().gets());
+                doc.put("bytesRead", l.gets().bytes());
+            }
+            if (!l.shards().isEmpty()) { // only a model's: other listings keep their keys
+                doc.put("shards", l.shards());
             }
             out.println(JsonWriter.LINE.write(doc));
         } else {
             long bytes = l.rows().stream().mapToLong(r -> (Long) r.get("bytes")).sum();
             out.printf("%s: %s, %d tensor%s, %d bytes of tensors in %d bytes%s%n", name, l.format(), l.rows().size(),
                     l.rows().size() == 1 ? "" : "s", bytes, l.size(), (l.gets() == null ? ""
-                            : String.format(" (%d ranged GET%s, %d bytes read)", l.gets().gets,
-                                    l.gets().gets == 1 ? "" : "s", l.gets().bytes))
+                            : String.format(" (%d ranged GET%s, %d bytes read)", l.gets().gets(),
+                                    l.gets().gets() == 1 ? "" : "s", l.gets().bytes()))
                             + (finite ? ", floating-point values made finite (--finite)" : ""));
             int w = Math.max(4, l.rows().stream().mapToInt(r -> ((String) r.get("name")).length()).max().orElse(4));
             out.printf("  %-" + w + "s  %-8s  %-20s  %14s  %14s%n", "name", "dtype", "shape", "offset", "bytes");
+            Object shard = null;
             for (Map<String, Object> r : l.rows()) {
+                if (!l.shards().isEmpty() && !r.get("member").equals(shard)) { // a model: its tensors by shard
+                    shard = r.get("member");
+                    for (Map<String, Object> f : l.shards()) {
+                        if (f.get("file").equals(shard)) {
+                            out.printf("  %s: %d tensor%s, %d bytes of tensors in %d bytes%n", shard,
+                                    f.get("tensors"), (Long) f.get("tensors") == 1 ? "" : "s", f.get("tensorBytes"),
+                                    f.get("bytes"));
+                        }
+                    }
+                }
                 out.printf("  %-" + w + "s  %-8s  %-20s  %14d  %14d%n", r.get("name"), r.get("dtype"),
                         r.get("shape").toString().replace(" ", ""), r.get("offset"), r.get("bytes"));
             }
@@ -108,11 +136,12 @@ public final class InspectCommand implements Callable<Integer> {
     }
 
     /** A local file: a torch.save file by its first bytes, else a raw checkpoint by its sidecar manifest. */
-    private static Listing file(Path file) throws IOException {
+    private Listing file(Path file) throws IOException {
         if (Files.isDirectory(file)) { // safetensors shards: the index names the files, each lists its tensors
-            List<Map<String, Object>> rows = new ArrayList<>();
-            long size = shards(file, rows);
-            return new Listing("safetensors", size, rows, null);
+            if (!Files.exists(file.resolve(SafetensorsShards.INDEX))) {
+                throw new IOException(file + " is a directory without " + SafetensorsShards.INDEX);
+            }
+            return shards(ShardedSave.Place.of(file.toString()));
         }
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -147,10 +176,10 @@ public final class InspectCommand implements Callable<Integer> {
         StreamingCheckpoint ckpt = backend.apply(StreamingCheckpoint.builder(), where, env).build();
         return ckpt.read(where, reader -> {
             Map<String, Object> meta = reader.metadata();
-            if (!meta.isEmpty()) {
+            if (!meta.isEmpty() && !Manifest.tensorsInHeader(meta)) { // else the header lists them: read below
                 Manifest m = Manifest.fromMetadata(meta, "the manifest of " + where);
                 if (m.layout() == null) {
-                    return new Listing("raw", reader.size(), rawRows(m), new Ranged(reader, where.toString()));
+                    return new Listing("raw", reader.size(), rawRows(m), new Reads(0, 0));
                 }
             }
             Ranged in = new Ranged(reader, where.toString());
@@ -158,13 +187,14 @@ public final class InspectCommand implements Callable<Integer> {
             byte[] first = new byte[(int) Math.min(9, in.size)];
             in.readFully(0, first);
             if (Safetensors.looksLike(first, in.size)) {
-                return new Listing("safetensors", in.size, safetensorsRows(in, in.size, where.toString(), null), in);
+                return new Listing("safetensors", in.size, safetensorsRows(in, in.size, where.toString(), null),
+                        in.reads());
             }
             if (!TorchReader.isZip(first)) {
                 throw new IOException(where + " is neither a torch.save nor a safetensors file, nor a dgen4j checkpoint with a manifest "
                         + "(the object has no dgen4j metadata)");
             }
-            return new Listing("torch", in.size, torchRows(in, in.size, where.toString()), in);
+            return new Listing("torch", in.size, torchRows(in, in.size, where.toString()), in.reads());
         });
     }
 
@@ -210,49 +240,79 @@ public final class InspectCommand implements Callable<Integer> {
         return rows;
     }
 
-    /** The tensors of the shards {@code model.safetensors.index.json} names, each row's member its file; the files' bytes. */
-    private static long shards(Path dir, List<Map<String, Object>> rows) throws IOException {
-        Path index = dir.resolve(SafetensorsShards.INDEX);
-        if (!Files.exists(index)) {
-            throw new IOException(dir + " is a directory without " + SafetensorsShards.INDEX);
-        }
-        Object doc;
-        try {
-            doc = JsonReader.parse(Files.readAllBytes(index));
-        } catch (JsonReader.SyntaxException e) {
-            throw new IOException(index + " is not valid JSON: " + e.getMessage(), e);
-        }
-        if (!(doc instanceof Map<?, ?> top) || !(top.get("weight_map") instanceof Map<?, ?> map)) {
-            throw new IOException(index + " has no weight_map object");
-        }
+    /**
+     * The tensors of the shards {@code model.safetensors.index.json} names, each row's member its file, read from
+     * each shard's header (an object's with one ranged GET of its first {@value #TAIL} bytes, more for a larger
+     * header); the files' bytes, and per shard its file, bytes and tensors.
+     */
+    private Listing shards(ShardedSave.Place place) throws IOException {
+        StreamingCheckpoint ckpt = place.local() ? null
+                : backend.apply(StreamingCheckpoint.builder(), place.resolve(SafetensorsShards.INDEX), env).build();
+        Map<?, ?> map = place.weightMap(ckpt);
+        String index = place.resolve(SafetensorsShards.INDEX).toString();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        List<Map<String, Object>> files = new ArrayList<>();
         long size = 0;
+        long gets = 0;
+        long read = 0;
         for (String name : new java.util.TreeSet<>(map.values().stream().map(String::valueOf).toList())) {
-            Path shard = dir.resolve(name);
-            try (FileChannel ch = FileChannel.open(shard, StandardOpenOption.READ)) {
-                TorchReader.ReadAt in = (offset, dst) -> {
-                    ByteBuffer b = ByteBuffer.wrap(dst);
-                    while (b.hasRemaining()) {
-                        if (ch.read(b, offset + b.position()) < 0) {
-                            throw new EOFException(shard + " ends at byte " + (offset + b.position()));
+            StorageTarget shard = place.resolve(name);
+            String shown = place.local() ? shard.path().toString() : shard.toString();
+            List<Map<String, Object>> mine;
+            long bytes;
+            if (place.local()) {
+                try (FileChannel ch = FileChannel.open(shard.path(), StandardOpenOption.READ)) {
+                    TorchReader.ReadAt in = (offset, dst) -> {
+                        ByteBuffer b = ByteBuffer.wrap(dst);
+                        while (b.hasRemaining()) {
+                            if (ch.read(b, offset + b.position()) < 0) {
+                                throw new EOFException(shown + " ends at byte " + (offset + b.position()));
+                            }
                         }
-                    }
-                };
-                for (Map<String, Object> row : safetensorsRows(in, ch.size(), shard.toString(), name)) {
-                    if (!name.equals(map.get(row.get("name")))) {
-                        throw new IOException(shard + " holds tensor " + row.get("name") + ", which " + index
-                                + " places in " + map.get(row.get("name")));
-                    }
-                    rows.add(row);
+                    };
+                    bytes = ch.size();
+                    mine = safetensorsRows(in, bytes, shown, name);
+                } catch (NoSuchFileException e) {
+                    throw new IOException(index + " names " + name + ", which does not exist", e);
                 }
-                size += ch.size();
-            } catch (NoSuchFileException e) {
-                throw new IOException(index + " names " + name + ", which does not exist", e);
+            } else {
+                Ranged in;
+                try {
+                    in = ckpt.read(shard, reader -> {
+                        Ranged r = new Ranged(reader, shown);
+                        r.rows = safetensorsRows(r, r.size, shown, name);
+                        return r;
+                    });
+                } catch (io.dgen4j.checkpoint.CheckpointException e) {
+                    if (e.getCause() instanceof NoSuchFileException) {
+                        throw new IOException(index + " names " + name + ", which does not exist", e);
+                    }
+                    throw e;
+                }
+                bytes = in.size;
+                mine = in.rows;
+                gets += in.gets;
+                read += in.bytes;
             }
+            for (Map<String, Object> row : mine) {
+                if (!name.equals(map.get(row.get("name")))) {
+                    throw new IOException(shown + " holds tensor " + row.get("name") + ", which " + index
+                            + " places in " + map.get(row.get("name")));
+                }
+                rows.add(row);
+            }
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("file", name);
+            f.put("bytes", bytes);
+            f.put("tensors", (long) mine.size());
+            f.put("tensorBytes", mine.stream().mapToLong(r -> (Long) r.get("bytes")).sum());
+            files.add(f);
+            size += bytes;
         }
         if (rows.size() != map.size()) {
             throw new IOException(index + " names " + map.size() + " tensors, its shards hold " + rows.size());
         }
-        return size;
+        return new Listing("safetensors", size, rows, place.local() ? null : new Reads(gets, read), files);
     }
 
     /** A raw checkpoint is one stream of bytes: one row. */
@@ -317,6 +377,8 @@ public final class InspectCommand implements Callable<Integer> {
         private Window tail;
         private Window head;
         private Window last;
+        /** A shard's rows, read while its reader was open. */
+        List<Map<String, Object>> rows;
 
         private record Window(long start, byte[] data) {
             boolean holds(long offset, int n) {
@@ -328,6 +390,10 @@ public final class InspectCommand implements Callable<Integer> {
             this.reader = reader;
             this.where = where;
             this.size = reader.size();
+        }
+
+        Reads reads() {
+            return new Reads(gets, bytes);
         }
 
         /** The first GET: the object's last {@value #TAIL} bytes, where torch.load starts. */

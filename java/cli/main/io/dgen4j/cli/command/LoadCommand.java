@@ -11,7 +11,6 @@ import io.dgen4j.storage.StorageTarget;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -57,7 +56,7 @@ public final class LoadCommand implements Callable<Integer> {
         PrintWriter out = command.commandLine().getOut();
         options.check(verify);
         backend.checkLoad();
-        if (Files.isDirectory(Path.of(target)) && Files.exists(Path.of(target, SafetensorsShards.INDEX))) {
+        if (ShardedSave.isModel(target)) {
             return shards(out);
         }
         StorageTarget.parse(target); // a malformed target is a usage error before anything starts
@@ -80,21 +79,14 @@ public final class LoadCommand implements Callable<Integer> {
 
     /** Loads every shard {@code model.safetensors.index.json} names, one after another, each with its own manifest. */
     private int shards(PrintWriter out) throws IOException {
-        Path dir = Path.of(target);
-        Object doc;
-        try {
-            doc = io.dgen4j.json.JsonReader.parse(Files.readAllBytes(dir.resolve(SafetensorsShards.INDEX)));
-        } catch (io.dgen4j.json.JsonReader.SyntaxException e) {
-            throw new IOException(dir.resolve(SafetensorsShards.INDEX) + " is not valid JSON: " + e.getMessage(), e);
-        }
-        if (!(doc instanceof java.util.Map<?, ?> top) || !(top.get("weight_map") instanceof java.util.Map<?, ?> map)) {
-            throw new IOException(dir.resolve(SafetensorsShards.INDEX) + " has no weight_map object");
-        }
+        ShardedSave.Place place = ShardedSave.Place.of(target);
+        java.util.Map<?, ?> map = place.weightMap(backend.apply(options.builder(n -> { }),
+                place.resolve(SafetensorsShards.INDEX), env).build());
         java.util.List<java.util.Map<String, Object>> rows = new java.util.ArrayList<>();
         long bytes = 0;
         long start = System.nanoTime();
         for (String name : new java.util.TreeSet<>(map.values().stream().map(String::valueOf).toList())) {
-            StorageTarget where = StorageTarget.parse(dir.resolve(name).toString());
+            StorageTarget where = place.resolve(name);
             LoadResult r = backend.apply(options.builder(n -> { }), where, env).build().load(where, verify);
             bytes += r.totalBytes();
             java.util.Map<String, Object> row = new java.util.LinkedHashMap<>();
@@ -107,7 +99,7 @@ public final class LoadCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         if (json) {
             java.util.Map<String, Object> d = new java.util.LinkedHashMap<>();
-            d.put("target", dir.toString());
+            d.put("target", place.shown());
             d.put("shards", rows);
             d.put("bytes", bytes);
             d.put("seconds", seconds);
@@ -115,7 +107,7 @@ public final class LoadCommand implements Callable<Integer> {
             out.println(io.dgen4j.json.JsonWriter.ASCII_LINE.write(d));
         } else {
             out.printf(java.util.Locale.ROOT, "%s %s: %d safetensors shard%s, %d bytes, %.3f s, %.2f GB/s%n",
-                    verify ? "loaded and verified" : "loaded", dir, rows.size(), rows.size() == 1 ? "" : "s", bytes,
+                    verify ? "loaded and verified" : "loaded", place.shown(), rows.size(), rows.size() == 1 ? "" : "s", bytes,
                     seconds, bytes / seconds / 1e9);
         }
         out.flush();

@@ -70,12 +70,16 @@ public final class CheckpointOptions {
     public StreamingCheckpoint.Builder builder(LongConsumer progress, Environment env) {
         check();
         DataSpec.Builder spec = data.spec();
-        FileOptions files = FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync)
-                .withPreallocate(!noPreallocate);
+        FileOptions files = fileOptions();
         StreamingCheckpoint.Builder b = StreamingCheckpoint.builder().chunkSize(chunk).buffers(buffers)
                 .writersInFlight(writers).readersInFlight(writers).spec(spec.build()).source(source(env))
                 .threads(data.threads).backendOptions(files).progress(progress).resetPeakRss(true);
         return env.storage() == null ? b : b.storage(env.storage()); // the command's session
+    }
+
+    /** The file backend's options these give: fadvise, fsync (unless --no-fsync), preallocation. */
+    public FileOptions fileOptions() {
+        return FileOptions.defaults().withFadvise(fadvise(fadvise)).withFsync(!noFsync).withPreallocate(!noPreallocate);
     }
 
     static FileOptions.Fadvise fadvise(String value) {

@@ -28,7 +28,8 @@ public final class FormatOptions {
     @Option(names = "--model", paramLabel = "NAME|CONFIG",
             description = "A built-in tensor list instead of --tensors: tiny (about 1MiB), mlp-1b (2GiB of bfloat16),"
                     + " llama3-8b, llama3-70b, llama3-405b (Hugging Face names and shapes); or a Hugging Face"
-                    + " config.json of a LLaMA-family model.")
+                    + " config.json of a LLaMA-family model, or a DLIO workload .yaml (its model section, as"
+                    + " LLaMA; docs/FORMATS.md).")
     String model;
 
     @Option(names = "--crc", defaultValue = "crc32",
@@ -72,6 +73,9 @@ public final class FormatOptions {
         if (LlamaModel.isBuiltIn(model)) {
             return Optional.of(LlamaModel.builtIn(model));
         }
+        if (model.endsWith(".yaml") || model.endsWith(".yml")) {
+            return Optional.of(dlioModel(Path.of(model)));
+        }
         if (!model.endsWith(".json") && !model.contains("/")) {
             return Optional.empty(); // a built-in name, or a wrong one that TensorList names
         }
@@ -79,6 +83,33 @@ public final class FormatOptions {
             return Optional.of(LlamaModel.read(Path.of(model)));
         } catch (IOException e) {
             throw new IllegalArgumentException("--model " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The LLaMA model of a DLIO workload's {@code model:} section: {@code transformer} dimensions
+     * (hidden_size, ffn_hidden_size, num_attention_heads, num_kv_heads, vocab_size; DLIO's defaults when unset),
+     * {@code num_layers} and {@code model_datatype}; the parallelism and optimizer are not the model's.
+     */
+    static LlamaModel dlioModel(Path yaml) {
+        io.dgen4j.dlio.DlioConfig.Model m;
+        try {
+            m = io.dgen4j.dlio.DlioConfigReader.read(yaml, java.util.List.of()).model();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--model " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--model " + yaml + ": " + e.getMessage(), e);
+        }
+        if (!m.isTransformer() || m.numLayers() < 1) {
+            throw new IllegalArgumentException(String.format("--model %s: its model section is no transformer "
+                    + "(model.type: transformer with num_layers >= 1 gives a LLaMA-shaped model)", yaml));
+        }
+        io.dgen4j.dlio.DlioConfig.Transformer t = m.transformer();
+        try {
+            return LlamaModel.shaped(t.hiddenSize(), t.ffnHiddenSize(), m.numLayers(), t.numAttentionHeads(),
+                    t.numKvHeads(), t.vocabSize(), m.modelDatatype().dtype());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--model " + yaml + ": " + e.getMessage(), e);
         }
     }
 

@@ -4,6 +4,7 @@ import io.dgen4j.s3.S3Timeouts;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.s3.spi.S3Errors;
+import io.dgen4j.storage.EndpointBackoff;
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -39,7 +40,7 @@ final class Requests {
     private static final Logger LOG = LoggerFactory.getLogger(Requests.class);
 
     /** How long a request never sent anywhere waits for an endpoint's back-off to end: the longest back-off, and some. */
-    static final long FIRST_ATTEMPT_WAIT_NANOS = EndpointHealth.MAX_BACKOFF_NANOS + TimeUnit.SECONDS.toNanos(5);
+    static final long FIRST_ATTEMPT_WAIT_NANOS = EndpointBackoff.MAX_BACKOFF_NANOS + TimeUnit.SECONDS.toNanos(5);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MIN_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** The most endpoints a failure's line names with their causes. */
@@ -69,7 +70,7 @@ final class Requests {
     }
 
     /** One request on its way. */
-    record Sent<T>(String operation, Endpoint endpoint, EndpointHealth.Admission admission, long start,
+    record Sent<T>(String operation, Endpoint endpoint, EndpointBackoff.Admission admission, long start,
                    CompletableFuture<T> future) {}
 
     /**
@@ -136,7 +137,7 @@ final class Requests {
         /** The endpoints not to try now: those that failed the request and are not up again. */
         Set<Endpoint> excluded() {
             Set<Endpoint> out = new HashSet<>();
-            causes.keySet().stream().filter(e -> !recovering.contains(e) && e.health().state() != EndpointHealth.State.UP)
+            causes.keySet().stream().filter(e -> !recovering.contains(e) && e.health().state() != EndpointBackoff.State.UP)
                     .forEach(out::add);
             return out;
         }
@@ -152,7 +153,7 @@ final class Requests {
 
         /** Whether every endpoint of {@code all} timed out on this request and none is up again. */
         boolean allTimedOut(List<Endpoint> all) {
-            return all.stream().allMatch(e -> timedOut.contains(e) && e.health().state() != EndpointHealth.State.UP);
+            return all.stream().allMatch(e -> timedOut.contains(e) && e.health().state() != EndpointBackoff.State.UP);
         }
     }
 
@@ -246,11 +247,11 @@ final class Requests {
             // a pinned object has nowhere else to go: the same endpoint again once its back-off is
             // over, within the retry budget (then the caller fails with its cause); after a timeout
             // only once it is up again
-            boolean again = attempts.timedOut.contains(p) ? p.health().state() == EndpointHealth.State.UP
+            boolean again = attempts.timedOut.contains(p) ? p.health().state() == EndpointBackoff.State.UP
                     : p.health().usable(System.nanoTime());
             return again ? pinnedAdmission(p) : null;
         }
-        EndpointHealth.Admission a = p.health().admitPinned(System.nanoTime());
+        EndpointBackoff.Admission a = p.health().admitPinned(System.nanoTime());
         if (a == null) {
             if (attempts.count == 0 && p.health().sinceAnswer(System.nanoTime()) <= retryNanos) {
                 return null; // down moments ago: wait for its back-off like any request not yet sent
@@ -263,11 +264,11 @@ final class Requests {
     }
 
     private S3Endpoints.Choice pinnedAdmission(Endpoint p) {
-        EndpointHealth.Admission a = p.health().admitPinned(System.nanoTime());
+        EndpointBackoff.Admission a = p.health().admitPinned(System.nanoTime());
         return a == null ? null : new S3Endpoints.Choice(p, a);
     }
 
-    private <T> Sent<T> start(String operation, Endpoint ep, EndpointHealth.Admission how,
+    private <T> Sent<T> start(String operation, Endpoint ep, EndpointBackoff.Admission how,
                               Function<S3Transport, CompletableFuture<T>> call) {
         figures[ep.index()].started();
         ep.health().figures().started();
@@ -359,7 +360,7 @@ final class Requests {
         return new Failure(kind == S3Transport.FailureKind.CHANGED ? new Changed(described) : described, kind);
     }
 
-    private void endpointFailed(Endpoint ep, EndpointHealth.Admission how, String cause, boolean timeout) {
+    private void endpointFailed(Endpoint ep, EndpointBackoff.Admission how, String cause, boolean timeout) {
         figures[ep.index()].lastFailure(cause);
         if (ep.health().failed(how, cause, System.nanoTime(), timeout)) {
             figures[ep.index()].markedDown();

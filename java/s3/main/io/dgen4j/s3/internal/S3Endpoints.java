@@ -4,11 +4,11 @@ import io.dgen4j.s3.EndpointSet;
 import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.s3.spi.S3TransportFactory;
+import io.dgen4j.storage.EndpointBackoff;
 import io.dgen4j.storage.EndpointStatistics;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -213,11 +213,11 @@ public final class S3Endpoints implements AutoCloseable {
     }
 
     static String stateLabel(EndpointHealth h) {
-        return h.state().name().toLowerCase(Locale.ROOT);
+        return h.state().label();
     }
 
     /** An endpoint chosen for one request, and how it was let through. */
-    record Choice(Endpoint endpoint, EndpointHealth.Admission admission) {}
+    record Choice(Endpoint endpoint, EndpointBackoff.Admission admission) {}
 
     /**
      * The endpoint for the next request, by the strategy, among those not in {@code excluded} that
@@ -239,7 +239,7 @@ public final class S3Endpoints implements AutoCloseable {
             if (pick == null) {
                 return null;
             }
-            EndpointHealth.Admission a = pick.health().admit(now);
+            EndpointBackoff.Admission a = pick.health().admit(now);
             if (a != null) {
                 return new Choice(pick, a);
             }

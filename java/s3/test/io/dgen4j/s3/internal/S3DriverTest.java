@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.storage.EndpointBackoff;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.storage.StorageOptions;
 import io.dgen4j.storage.StorageTarget;
@@ -461,7 +462,7 @@ class S3DriverTest {
             assertEquals("down", w.endpointStatistics().get(1).state(), w.endpointStatistics().toString());
             assertEquals(1, w.endpointStatistics().get(1).markedDown());
             flaky.revive();
-            sleep(EndpointHealth.FIRST_BACKOFF_NANOS / 1_000_000 + 50);
+            sleep(EndpointBackoff.FIRST_BACKOFF_NANOS / 1_000_000 + 50);
             for (int p = 2; p < 20; p++) {
                 w.write(p * PART, buf);
             }
@@ -476,25 +477,25 @@ class S3DriverTest {
     void aFailedProbeDoublesTheBackOffUpTo10Seconds() {
         EndpointHealth h = new EndpointHealth("http://health-unit.fake:1");
         long t = 1_000_000_000L;
-        assertEquals(EndpointHealth.Admission.NORMAL, h.admit(t));
-        assertTrue(h.failed(EndpointHealth.Admission.NORMAL, "refused", t));
-        assertFalse(h.failed(EndpointHealth.Admission.NORMAL, "refused again", t), "already down");
-        assertEquals(null, h.admit(t + EndpointHealth.FIRST_BACKOFF_NANOS - 1));
-        long backoff = EndpointHealth.FIRST_BACKOFF_NANOS;
+        assertEquals(EndpointBackoff.Admission.NORMAL, h.admit(t));
+        assertTrue(h.failed(EndpointBackoff.Admission.NORMAL, "refused", t));
+        assertFalse(h.failed(EndpointBackoff.Admission.NORMAL, "refused again", t), "already down");
+        assertEquals(null, h.admit(t + EndpointBackoff.FIRST_BACKOFF_NANOS - 1));
+        long backoff = EndpointBackoff.FIRST_BACKOFF_NANOS;
         for (int round = 0; round < 10; round++) {
             t += backoff;
-            assertEquals(EndpointHealth.Admission.PROBE, h.admit(t));
+            assertEquals(EndpointBackoff.Admission.PROBE, h.admit(t));
             assertEquals(null, h.admit(t), "one probe at a time");
-            assertTrue(h.failed(EndpointHealth.Admission.PROBE, "still refused", t));
-            backoff = Math.min(backoff * 2, EndpointHealth.MAX_BACKOFF_NANOS);
+            assertTrue(h.failed(EndpointBackoff.Admission.PROBE, "still refused", t));
+            backoff = Math.min(backoff * 2, EndpointBackoff.MAX_BACKOFF_NANOS);
             assertEquals(backoff, h.backoffLeft(t));
         }
-        assertEquals(EndpointHealth.MAX_BACKOFF_NANOS, backoff);
+        assertEquals(EndpointBackoff.MAX_BACKOFF_NANOS, backoff);
         t += backoff;
-        EndpointHealth.Admission probe = h.admit(t);
-        assertEquals(EndpointHealth.Admission.PROBE, probe);
+        EndpointBackoff.Admission probe = h.admit(t);
+        assertEquals(EndpointBackoff.Admission.PROBE, probe);
         h.answered(probe);
-        assertEquals(EndpointHealth.State.UP, h.state());
+        assertEquals(EndpointBackoff.State.UP, h.state());
         assertEquals(11, h.figures().snapshot("x", "up").markedDown());
     }
 
@@ -604,9 +605,9 @@ class S3DriverTest {
             assertFalse(a == b, "each session opens its own pool");
             assertFalse(a.all().getFirst().health() == b.all().getFirst().health(), "and judges endpoints itself");
             long now = System.nanoTime();
-            assertTrue(a.all().getFirst().health().failed(EndpointHealth.Admission.NORMAL, "refused", now));
-            assertEquals(EndpointHealth.State.DOWN, a.all().getFirst().health().state());
-            assertEquals(EndpointHealth.State.UP, b.all().getFirst().health().state(),
+            assertTrue(a.all().getFirst().health().failed(EndpointBackoff.Admission.NORMAL, "refused", now));
+            assertEquals(EndpointBackoff.State.DOWN, a.all().getFirst().health().state());
+            assertEquals(EndpointBackoff.State.UP, b.all().getFirst().health().state(),
                     "an endpoint down in one session is up in the other");
             assertTrue(a.all().getFirst().health() == one.pool(c, s.toBuilder().partSize(8 * MIB).build(), null)
                     .all().getFirst().health(), "within a session, pools share an endpoint's health");
