@@ -23,6 +23,30 @@ class ProcessMemorySamplerTest {
         }
     }
 
+    /** RSS read from statm's page count agrees with the kernel's VmRSS in status, and follows memory touched. */
+    @Test
+    void rssFromStatmAgreesWithStatusAndFollowsTouchedMemory() throws Exception {
+        long fromStatus = vmRss();
+        long fromStatm = ProcessMemory.rss();
+        assertTrue(Math.abs(fromStatm - fromStatus) < (8L << 20), fromStatm + " vs VmRSS " + fromStatus);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment m = arena.allocate(64L << 20, 4096);
+            m.fill((byte) 1);
+            long touched = ProcessMemory.rss();
+            assertTrue(touched - fromStatm > (48L << 20), "64 MiB touched moved RSS from " + fromStatm + " to " + touched);
+            assertTrue(Math.abs(touched - vmRss()) < (8L << 20), touched + " vs VmRSS " + vmRss());
+        }
+    }
+
+    private static long vmRss() throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new AssertionError("no VmRSS in /proc/self/status");
+    }
+
     /**
      * A full heap meets the sampler's thread as much as the command's: it stops sampling without a
      * trace on the console (an uncaught error would print one), and the command reports the error.
