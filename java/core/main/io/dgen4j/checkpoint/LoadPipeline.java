@@ -1,8 +1,11 @@
 package io.dgen4j.checkpoint;
 
+import io.dgen4j.format.DType;
+import io.dgen4j.format.Finite;
 import io.dgen4j.format.LayoutChecker;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.gen.Generator;
+import io.dgen4j.gen.NativeGenerator;
 import io.dgen4j.gen.Numa;
 import io.dgen4j.storage.StorageReader;
 import java.io.IOException;
@@ -702,6 +705,14 @@ final class LoadPipeline {
             @Override
             public void fill(MemorySegment dst, long streamOffset) {
                 gen.fill(dst, streamOffset);
+            }
+
+            @Override
+            public long fillFinite(MemorySegment dst, long streamOffset, DType dtype, int phase, boolean withCrc) {
+                if (gen instanceof NativeGenerator nat && dst.isNative()) { // fill, mask and sum in one pass
+                    return nat.fillPayload(dst, streamOffset, Finite.code(dtype), phase, withCrc, 0);
+                }
+                return LayoutChecker.Stream.super.fillFinite(dst, streamOffset, dtype, phase, withCrc);
             }
         });
         if (m != null) {

@@ -2,6 +2,7 @@ package io.dgen4j.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * {@code --finite}: random bytes read as float16, bfloat16, float32 or float64 include Inf and NaN
@@ -14,6 +15,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class Finite {
     private static final byte TOP_EXPONENT_BIT = 0x40;
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private Finite() {}
 
@@ -49,8 +51,22 @@ public final class Finite {
             throw new IllegalArgumentException("phase " + phase + " is not inside a " + dtype + " element");
         }
         long n = bytes.byteSize();
-        for (long at = size - 1 - phase; at < n; at += size) {
-            bytes.set(ValueLayout.JAVA_BYTE, at, (byte) (bytes.get(ValueLayout.JAVA_BYTE, at) & ~TOP_EXPONENT_BIT));
+        // a word at a time: the element size divides 8, so every 8-byte word from byte 0 has its top
+        // exponent bytes at the same places, those where (phase + j) % size == size - 1
+        long mask = 0;
+        for (int j = 0; j < 8; j++) {
+            if ((phase + j) % size == size - 1) {
+                mask |= (long) TOP_EXPONENT_BIT << (8 * j);
+            }
+        }
+        long words = n & ~7L;
+        for (long at = 0; at < words; at += 8) {
+            bytes.set(WORD, at, bytes.get(WORD, at) & ~mask);
+        }
+        for (long at = words; at < n; at++) {
+            if ((phase + at) % size == size - 1) {
+                bytes.set(ValueLayout.JAVA_BYTE, at, (byte) (bytes.get(ValueLayout.JAVA_BYTE, at) & ~TOP_EXPONENT_BIT));
+            }
         }
     }
 }

@@ -35,6 +35,17 @@ public final class LayoutChecker {
         /** The stream's byte at {@code streamOffset}. */
         byte at(long streamOffset);
 
+        /**
+         * The stream's bytes at {@code streamOffset} into all of {@code dst} with the {@code dtype} values made
+         * finite ({@link Finite#apply}; {@code phase}: the byte of its element that {@code dst[0]} is), and their
+         * CRC-32 when {@code withCrc} (else 0). Here three passes; the native generator makes one.
+         */
+        default long fillFinite(MemorySegment dst, long streamOffset, DType dtype, int phase, boolean withCrc) {
+            fill(dst, streamOffset);
+            Finite.apply(dtype, dst, phase);
+            return withCrc ? Crc32s.of(dst) : 0;
+        }
+
         /** The stream's bytes at {@code streamOffset} into all of {@code dst} (here byte by byte; generators do better). */
         default void fill(MemorySegment dst, long streamOffset) {
             for (long i = 0; i < dst.byteSize(); i++) {
@@ -88,13 +99,14 @@ public final class LayoutChecker {
                 long streamAt = s.stream() + (from - s.start());
                 DType finite = layout.finiteType(s.tensor());
                 if (finite != null) {
+                    long[] crc = new long[1];
                     Mismatch bad = finiteMismatch(part, from, streamAt, finite, (int) ((from - s.start())
-                            % finite.itemSize()), stream);
+                            % finite.itemSize()), stream, layout.crc() ? crc : null);
                     if (bad != null) {
                         return bad;
                     }
                     if (layout.crc()) {
-                        pieces.add(new Piece(s.tensor(), from - s.start(), to - from, Crc32s.of(part)));
+                        pieces.add(new Piece(s.tensor(), from - s.start(), to - from, crc[0]));
                     }
                 } else {
                     long[] crc = new long[1];
@@ -133,23 +145,27 @@ public final class LayoutChecker {
      * The first byte of {@code part} (file offset {@code from}, stream offset {@code streamAt})
      * that differs from the stream with its {@code dtype} values made finite, or null: the
      * expected bytes are regenerated a piece at a time, masked, and compared (the fused compare
-     * cannot know the masked values).
+     * cannot know the masked values). With {@code crc}, {@code crc[0]} gets the CRC-32 of {@code part}
+     * when every byte is equal: the regenerated pieces' sums, combined.
      */
     private static Mismatch finiteMismatch(MemorySegment part, long from, long streamAt, DType dtype, int phase,
-                                           Stream stream) {
+                                           Stream stream, long[] crc) {
         long len = part.byteSize();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment want = arena.allocate(Math.max(1, Math.min(len, FINITE_PIECE)));
             for (long done = 0; done < len; ) {
                 long n = Math.min(want.byteSize(), len - done);
                 MemorySegment w = want.asSlice(0, n);
-                stream.fill(w, streamAt + done);
-                Finite.apply(dtype, w, (int) ((phase + done) % dtype.itemSize()));
+                long sum = stream.fillFinite(w, streamAt + done, dtype, (int) ((phase + done) % dtype.itemSize()),
+                        crc != null);
                 MemorySegment got = part.asSlice(done, n);
                 long m = w.mismatch(got);
                 if (m >= 0) {
                     return new Mismatch(from + done + m, w.get(ValueLayout.JAVA_BYTE, m),
                             got.get(ValueLayout.JAVA_BYTE, m));
+                }
+                if (crc != null) {
+                    crc[0] = done == 0 ? sum : Crc32s.combine(crc[0], sum, n);
                 }
                 done += n;
             }
