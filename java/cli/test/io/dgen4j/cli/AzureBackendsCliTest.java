@@ -23,7 +23,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -49,12 +48,7 @@ class AzureBackendsCliTest {
 
     /** S3 at the extension's s3proxy; no Azure account; Azurite looked for in {@code azuriteDir}. */
     private Map<String, String> env(String azuriteDir) {
-        Map<String, String> env = new HashMap<>();
-        env.put("HOME", home.toString());
-        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
-        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
-        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
-        env.put("AWS_REGION", "us-east-1");
+        Map<String, String> env = S3.cliEnv(home);
         env.put(LocalAzurite.DIR_VAR, azuriteDir);
         return env;
     }

@@ -42,13 +42,7 @@ class BackendsCliTest {
 
     /** The extension's server as the configured endpoint. */
     private Map<String, String> configured() {
-        Map<String, String> env = new HashMap<>();
-        env.put("HOME", home.toString());
-        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
-        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
-        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
-        env.put("AWS_REGION", "us-east-1");
-        return env;
+        return S3.cliEnv(home);
     }
 
     /** No endpoint configured, and the s3proxy jar named as ./dgen4j names it. */

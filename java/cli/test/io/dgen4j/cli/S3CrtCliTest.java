@@ -7,7 +7,6 @@ import io.dgen4j.s3.S3ProxyExtension;
 import io.dgen4j.storage.StorageProviders;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -27,13 +26,7 @@ class S3CrtCliTest {
     }
 
     private Map<String, String> env() {
-        Map<String, String> env = new HashMap<>();
-        env.put("HOME", home.toString());
-        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
-        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
-        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
-        env.put("AWS_REGION", "us-east-1");
-        return env;
+        return S3.cliEnv(home);
     }
 
     @Test

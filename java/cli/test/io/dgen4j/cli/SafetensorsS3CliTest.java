@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.s3.S3ProxyExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -28,13 +27,7 @@ class SafetensorsS3CliTest {
     Path home;
 
     private Map<String, String> env() {
-        Map<String, String> env = new HashMap<>();
-        env.put("HOME", home.toString());
-        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
-        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
-        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
-        env.put("AWS_REGION", "us-east-1");
-        return env;
+        return S3.cliEnv(home);
     }
 
     private CliRun run(String... args) throws Exception {

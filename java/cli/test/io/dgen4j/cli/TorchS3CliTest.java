@@ -9,7 +9,6 @@ import io.dgen4j.format.TensorList;
 import io.dgen4j.s3.S3ProxyExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,13 +26,7 @@ class TorchS3CliTest {
     Path home;
 
     private Map<String, String> env() {
-        Map<String, String> env = new HashMap<>();
-        env.put("HOME", home.toString());
-        env.put("AWS_ACCESS_KEY_ID", S3ProxyExtension.ACCESS_KEY);
-        env.put("AWS_SECRET_ACCESS_KEY", S3ProxyExtension.SECRET_KEY);
-        env.put("AWS_ENDPOINT_URL", S3.endpoint().toString());
-        env.put("AWS_REGION", "us-east-1");
-        return env;
+        return S3.cliEnv(home);
     }
 
     @Test

@@ -6,8 +6,10 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -158,6 +160,20 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
     /** The number of gateways. */
     public int gateways() {
         return gateways.length;
+    }
+
+    /**
+     * The environment of a CLI run against the first gateway: {@code HOME} (so that no user's
+     * ~/.aws or dgen4j files leak in), the keys, the endpoint and a region. Mutable, for a test to add to.
+     */
+    public Map<String, String> cliEnv(Path home) {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", home.toString());
+        env.put("AWS_ACCESS_KEY_ID", ACCESS_KEY);
+        env.put("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+        env.put("AWS_ENDPOINT_URL", endpoint().toString());
+        env.put("AWS_REGION", "us-east-1");
+        return env;
     }
 
     /** The first gateway's endpoint, {@code http://127.0.0.1:<port>}. */
