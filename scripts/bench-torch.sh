@@ -17,17 +17,8 @@ rounds="${3:-5}"; model="${4:-mlp-1b}"
 [ -x /usr/bin/time ] || { echo "bench-torch: /usr/bin/time is missing (Debian package 'time')" >&2; exit 1; }
 out="${OUT:-$(mktemp)}"; : > "$out"
 "$here/dgen4j" --version > /dev/null # builds the CLI first if it is stale: not inside a measured run
-run() { # run LABEL ROUND ARGS...: one row "label round seconds bytes peakRssKiB load1 cpuSeconds"
-  local label="$1" round="$2"; shift 2
-  local tv j secs bytes rss cpu
-  tv="$(mktemp)"
-  j="$(/usr/bin/time -v -o "$tv" "$here/dgen4j" "$@" --json --no-progress 2>/dev/null)"
-  read -r secs bytes < <(echo "$j" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["totalSeconds"], d["totalBytes"])')
-  rss="$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")"
-  cpu="$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$tv")"
-  echo "$label $round $secs $bytes $rss $(cut -d' ' -f1 /proc/loadavg) $cpu" | tee -a "$out" >&2
-  rm -f "$tv"
-}
+# shellcheck source=scripts/bench-rows.sh
+source "$here/scripts/bench-rows.sh"
 kinds=(raw torch torchnocrc)
 for r in $(seq 1 "$rounds"); do
   for where in disk tmpfs; do
@@ -36,9 +27,9 @@ for r in $(seq 1 "$rounds"); do
       kind="${kinds[$(( (i + r) % 3 ))]}"
       f="$dir/dgen4j-bench-$kind.bin"
       case "$kind" in
-        raw) run "save-raw-$where" "$r" save "$f" --format raw --model "$model" --seed 7 ;;
-        torch) run "save-torch-$where" "$r" save "$f" --format torch --model "$model" --seed 7 ;;
-        torchnocrc) run "save-torchnocrc-$where" "$r" save "$f" --format torch --crc none --model "$model" --seed 7 ;;
+        raw) bench_run "save-raw-$where" "$r" save "$f" --format raw --model "$model" --seed 7 ;;
+        torch) bench_run "save-torch-$where" "$r" save "$f" --format torch --model "$model" --seed 7 ;;
+        torchnocrc) bench_run "save-torchnocrc-$where" "$r" save "$f" --format torch --crc none --model "$model" --seed 7 ;;
       esac
       rm -f "$f" "$f.manifest.json"
     done
@@ -49,27 +40,13 @@ f="$disk/dgen4j-bench-load.pt"
 for r in $(seq 1 "$rounds"); do
   order=(verify plain); [ $((r % 2)) -eq 0 ] && order=(plain verify)
   for kind in "${order[@]}"; do
-    if [ "$kind" = verify ]; then run load-verify-disk "$r" load "$f" --verify; else run load-plain-disk "$r" load "$f"; fi
+    if [ "$kind" = verify ]; then bench_run load-verify-disk "$r" load "$f" --verify; else bench_run load-plain-disk "$r" load "$f"; fi
   done
 done
 rm -f "$f" "$f.manifest.json"
-python3 - "$out" <<'PY'
-import statistics, sys
-by = {}
-for line in open(sys.argv[1]):
-    label, _, secs, nbytes, rss, load, cpu = line.split()
-    d = by.setdefault(label, {"s": [], "rss": [], "load": [], "cpu": [], "bytes": int(nbytes)})
-    d["s"].append(float(secs)); d["rss"].append(int(rss)); d["load"].append(float(load)); d["cpu"].append(float(cpu))
-med = lambda label, k: statistics.median(by[label][k])
-print(f"{'case':22s} {'median s':>9s} {'GB/s':>6s} {'peak RSS':>10s} {'CPU s':>6s} {'load1':>6s}  every round's seconds")
-for label, d in by.items():
-    m = med(label, "s")
-    print(f"{label:22s} {m:9.3f} {d['bytes'] / m / 1e9:6.2f} {max(d['rss']) / 1024:6.1f} MiB {med(label, 'cpu'):6.2f} "
-          f"{med(label, 'load'):6.2f}  " + " ".join(f"{x:.3f}" for x in d["s"]))
-def ratio(fast, slow, what):
-    print(f"{what}: {med(fast, 's'):.3f} / {med(slow, 's'):.3f} s = {med(fast, 's') / med(slow, 's'):.3f}")
-for where in ("disk", "tmpfs"):
-    ratio(f"save-raw-{where}", f"save-torch-{where}", f"torch vs raw save, {where} (raw s / torch s; goal >= 0.95)")
-    ratio(f"save-raw-{where}", f"save-torchnocrc-{where}", f"torch --crc none vs raw save, {where}")
-ratio("load-plain-disk", "load-verify-disk", "load --verify vs plain load, disk (plain s / verify s; goal >= 0.9)")
-PY
+bench_summary "$out" \
+  save-raw-disk save-torch-disk "torch vs raw save, disk (raw s / torch s; goal >= 0.95)" \
+  save-raw-disk save-torchnocrc-disk "torch --crc none vs raw save, disk" \
+  save-raw-tmpfs save-torch-tmpfs "torch vs raw save, tmpfs (raw s / torch s; goal >= 0.95)" \
+  save-raw-tmpfs save-torchnocrc-tmpfs "torch --crc none vs raw save, tmpfs" \
+  load-plain-disk load-verify-disk "load --verify vs plain load, disk (plain s / verify s; goal >= 0.9)"
