@@ -78,12 +78,15 @@ int32_t dgen4j_generator_fill(dgen4j_generator *gen, uint64_t offset, uint8_t *b
 int32_t dgen4j_generator_verify(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf,
                                 uint64_t len, uint64_t *mismatch);
 
-/* dgen4j_generator_verify, and when every byte is equal, *crc (the CRC-32 of what came before,
- * 0 to start; zip's, as dgen4j_crc32) continued over buf[0, len): the generator's threads sum
- * each cache-sized block right after comparing it, while it is in cache. When a byte differs,
- * *crc is left as it was. */
-int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf,
-                                    uint64_t len, uint64_t *mismatch, uint32_t *crc);
+/* dgen4j_generator_verify of a payload as dgen4j_generator_fill_payload writes it: the values of
+ * `finite` (a DGEN4J_FINITE_* code below, 0 for none) made finite, buf[0] being byte `phase` of its
+ * element, compared in the fused compare's one pass (the kernels mask as they generate). When crc is
+ * not NULL and every byte is equal, *crc (the CRC-32 of what came before, 0 to start; zip's, as
+ * dgen4j_crc32) is continued over buf[0, len): the generator's threads sum each cache-sized block
+ * right after comparing it, while it is in cache. When a byte differs, *crc is left as it was. */
+int32_t dgen4j_generator_verify_payload(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf,
+                                        uint64_t len, uint32_t finite, uint32_t phase,
+                                        uint64_t *mismatch, uint32_t *crc);
 
 /* Codes of dgen4j_generator_fill_payload's `finite`: the floating-point type whose values
  * are made finite (docs/FORMATS.md, --finite): the top exponent bit of every value (bit 6 of

@@ -46,21 +46,29 @@ impl Finite {
 /// The top exponent bit of every format, in the element's last (most significant) byte.
 const TOP_EXPONENT_BIT: u8 = 0x40;
 
-/// Makes finite the values of `kind` in `bytes`, `bytes[0]` being byte `phase` (below the
-/// element size) of its element: clears [`TOP_EXPONENT_BIT`] of each element's last byte.
-/// Elements cut by either end need nothing else (the rule is per byte).
-pub fn apply(kind: Finite, phase: usize, bytes: &mut [u8]) {
+/// The AND mask of a little-endian 8-byte word whose first byte is byte `phase` of its `kind`
+/// element: every byte 0xFF but each element's last, which loses [`TOP_EXPONENT_BIT`]. Element
+/// sizes divide 8, so every word from there on has the same mask.
+pub fn word_mask(kind: Finite, phase: usize) -> u64 {
     let size = kind.size();
-    debug_assert!(phase < size);
-    // Element sizes divide 8, so every 8-byte word of `bytes` has the same pattern: one AND per
-    // word, which LLVM vectorizes.
     let mut pattern = [0xFFu8; 8];
     for (j, b) in pattern.iter_mut().enumerate() {
         if (phase + j) % size == size - 1 {
             *b = !TOP_EXPONENT_BIT;
         }
     }
-    let mask = u64::from_le_bytes(pattern);
+    u64::from_le_bytes(pattern)
+}
+
+/// Makes finite the values of `kind` in `bytes`, `bytes[0]` being byte `phase` (below the
+/// element size) of its element: clears [`TOP_EXPONENT_BIT`] of each element's last byte.
+/// Elements cut by either end need nothing else (the rule is per byte).
+pub fn apply(kind: Finite, phase: usize, bytes: &mut [u8]) {
+    debug_assert!(phase < kind.size());
+    // Element sizes divide 8, so every 8-byte word of `bytes` has the same pattern: one AND per
+    // word, which LLVM vectorizes.
+    let mask = word_mask(kind, phase);
+    let pattern = mask.to_le_bytes();
     let mut words = bytes.chunks_exact_mut(8);
     for w in &mut words {
         let v = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]) & mask;

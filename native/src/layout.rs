@@ -3,6 +3,7 @@
 //! content of a stripe, and [`fill`], which writes any byte range of the stream.
 
 use crate::error::{Error, ErrorKind};
+use crate::finite::{self, Finite};
 use crate::rng::{mix64, SplitMix64};
 use crate::simd::{self, Level, Masks};
 
@@ -245,6 +246,25 @@ fn supported_or_scalar(level: Level) -> Level {
         level
     } else {
         Level::Scalar
+    }
+}
+
+impl Spec {
+    /// This stream as `--finite` payloads hold it: a copy whose sector masks also clear the top
+    /// exponent bit of every `kind` value ([`finite::apply`]), stream byte `p` being byte
+    /// `(phase0 + p) % size` of its element. The kernels apply the masks as they generate, so
+    /// fills and fused compares of the copy give and check the masked bytes in their one pass.
+    /// (Sectors start at multiples of 512, which every element size divides: one word mask serves
+    /// every word of every sector.)
+    pub fn with_finite(&self, kind: Finite, phase0: usize) -> Spec {
+        let mut s = self.clone();
+        let m = finite::word_mask(kind, phase0 % kind.size());
+        for step in s.masks.0.iter_mut() {
+            for w in step.iter_mut() {
+                *w &= m;
+            }
+        }
+        s
     }
 }
 

@@ -316,18 +316,23 @@ pub unsafe extern "C" fn dgen4j_generator_verify(
     })
 }
 
-/// `dgen4j_generator_verify`, and when every byte is equal, `*crc` (the CRC-32 of what came
-/// before, 0 to start) continued over `buf[0, len)`: each block is summed right after its
-/// compare, while in cache. `*crc` is left as it was when a byte differs.
+/// `dgen4j_generator_verify` of a payload as `dgen4j_generator_fill_payload` writes it: the values of
+/// `finite` (a `DGEN4J_FINITE_*` code, 0 for none) made finite, `buf[0]` being byte `phase` of its
+/// element, compared in the fused compare's one pass (the kernels mask as they generate). When `crc`
+/// is not NULL and every byte is equal, `*crc` (the CRC-32 of what came before, 0 to start) is
+/// continued over `buf[0, len)`: each block is summed right after its compare, while in cache;
+/// `*crc` is left as it was when a byte differs.
 ///
 /// # Safety
 /// As `dgen4j_generator_verify`; `crc` must be NULL or valid for a read and a write of one u32.
 #[no_mangle]
-pub unsafe extern "C" fn dgen4j_generator_verify_crc(
+pub unsafe extern "C" fn dgen4j_generator_verify_payload(
     gen: *mut dgen4j_generator,
     offset: u64,
     buf: *const u8,
     len: u64,
+    finite: u32,
+    phase: u32,
     mismatch: *mut u64,
     crc: *mut u32,
 ) -> i32 {
@@ -340,8 +345,11 @@ pub unsafe extern "C" fn dgen4j_generator_verify_crc(
         if mismatch.is_null() {
             return Err(Error::invalid("mismatch is NULL"));
         }
-        if crc.is_null() {
-            return Err(Error::invalid("crc is NULL"));
+        let kind = finite::Finite::of_code(finite)
+            .map_err(|c| Error::invalid(format!("finite {c} is not a DGEN4J_FINITE_* code (0 to 4)")))?;
+        let size = kind.map_or(1, finite::Finite::size);
+        if phase as usize >= size {
+            return Err(Error::invalid(format!("phase {phase} is not below the element size {size}")));
         }
         gen.spec().check_range(offset, len)?;
         let Ok(n) = usize::try_from(len) else {
@@ -353,9 +361,10 @@ pub unsafe extern "C" fn dgen4j_generator_verify_crc(
             return Err(Error::invalid(format!("buf is NULL but len is {len}")));
         } else {
             // SAFETY: `buf` is non-null and, by the contract, readable and unchanged for `len` bytes.
-            gen.first_mismatch_crc(offset, unsafe { std::slice::from_raw_parts(buf, n) })?
+            let data = unsafe { std::slice::from_raw_parts(buf, n) };
+            gen.verify_payload(offset, data, kind, phase as usize, !crc.is_null())?
         };
-        if found.is_none() {
+        if found.is_none() && !crc.is_null() {
             // SAFETY: `crc` is non-null and, by the contract, valid for a u32 read and write.
             unsafe { crc.write(crc32::combine(crc.read(), of_bytes, len)) };
         }

@@ -84,9 +84,10 @@ enum Op {
     Fill { nt: bool },
     /// Compare the bytes with the stream (they are only read).
     Verify,
-    /// Compare the bytes with the stream and compute each piece's CRC-32, a cache-sized
-    /// block at a time right after its compare (they are only read).
-    VerifyCrc,
+    /// Compare the bytes with the stream, its `finite` values made finite when set (`phase0`: the
+    /// byte of its element that stream offset 0 is), and with `crc` compute each piece's CRC-32,
+    /// a cache-sized block at a time right after its compare (they are only read).
+    VerifyPayload { finite: Option<Finite>, phase0: usize, crc: bool },
     /// Write the stream bytes, make the values of `finite` finite (`phase`: the byte of its
     /// element that the job's first byte is) and, with `crc`, compute each piece's CRC-32,
     /// a cache-sized block at a time while it is still in cache.
@@ -164,10 +165,10 @@ impl Job {
                 *mismatch = verify_piece(spec, offset, bytes)?;
                 Ok(())
             }
-            Op::VerifyCrc => {
+            Op::VerifyPayload { finite, phase0, crc: with_crc } => {
                 // SAFETY: as for Op::Verify: a shared piece of the job's buffer, only read.
                 let bytes = unsafe { std::slice::from_raw_parts(ptr.cast_const(), len) };
-                (*mismatch, *crc) = verify_crc_piece(spec, offset, bytes)?;
+                (*mismatch, *crc) = verify_payload_piece(spec, offset, bytes, finite, phase0, with_crc)?;
                 Ok(())
             }
         }
@@ -310,17 +311,38 @@ impl Pool {
     /// each piece is compared and summed a cache-sized block at a time, so the CRC reads the
     /// bytes from cache right after the compare did, on the same workers.
     pub fn first_mismatch_crc(&self, offset: u64, data: &[u8]) -> Result<(Option<u64>, u32), Error> {
+        self.verify_payload(offset, data, None, 0, true)
+    }
+
+    /// [`Pool::first_mismatch`] of a payload whose `finite` values were made finite (`phase`: the
+    /// byte of its element that `data[0]` is), in the fused compare's one pass (the kernels mask
+    /// as they generate: [`Spec::with_finite`]); with `crc`, also the CRC-32 of `data` when every
+    /// byte is equal (else 0), as [`Pool::first_mismatch_crc`] sums it.
+    pub fn verify_payload(
+        &self,
+        offset: u64,
+        data: &[u8],
+        finite: Option<Finite>,
+        phase: usize,
+        crc: bool,
+    ) -> Result<(Option<u64>, u32), Error> {
         self.spec.check_range(offset, data.len() as u64)?;
+        let size = finite.map_or(1, Finite::size);
+        if phase >= size {
+            return Err(Error::invalid(format!("phase {phase} is not below the element size {size}")));
+        }
+        let phase0 = (phase + size - (offset % size as u64) as usize) % size;
         if self.workers.is_empty() || data.len() < MIN_PARALLEL_FILL {
-            return verify_crc_piece(&self.spec, offset, data);
+            return verify_payload_piece(&self.spec, offset, data, finite, phase0, crc);
         }
         let len = data.len();
-        // The pointer is only read: `Op::VerifyCrc` makes shared slices of it.
-        let (mismatch, crcs) = self.run_collect(data.as_ptr().cast_mut(), offset, len, Op::VerifyCrc)?;
-        if mismatch.is_some() {
+        let op = Op::VerifyPayload { finite, phase0, crc };
+        // The pointer is only read: `Op::VerifyPayload` makes shared slices of it.
+        let (mismatch, crcs) = self.run_collect(data.as_ptr().cast_mut(), offset, len, op)?;
+        if mismatch.is_some() || !crc {
             return Ok((mismatch, 0));
         }
-        let job = Job { ptr: data.as_ptr().cast_mut(), offset, len, pieces: crcs.len(), node: None, op: Op::VerifyCrc };
+        let job = Job { ptr: data.as_ptr().cast_mut(), offset, len, pieces: crcs.len(), node: None, op };
         Ok((
             None,
             crcs.iter().enumerate().fold(0, |whole, (k, &c)| crc32::combine(whole, c, job.boundary(k + 1) - job.boundary(k))),
@@ -591,6 +613,30 @@ fn verify_crc_piece(spec: &Spec, offset: u64, data: &[u8]) -> Result<(Option<u64
         at += block.len();
     }
     Ok((None, crc))
+}
+
+/// [`Pool::verify_payload`] of one piece on this thread.
+fn verify_payload_piece(
+    spec: &Spec,
+    offset: u64,
+    data: &[u8],
+    finite: Option<Finite>,
+    phase0: usize,
+    with_crc: bool,
+) -> Result<(Option<u64>, u32), Error> {
+    let masked;
+    let spec = match finite {
+        Some(kind) => {
+            masked = spec.with_finite(kind, phase0);
+            &masked
+        }
+        None => spec,
+    };
+    if with_crc {
+        verify_crc_piece(spec, offset, data)
+    } else {
+        Ok((verify_piece(spec, offset, data)?, 0))
+    }
 }
 
 fn verify_piece(spec: &Spec, offset: u64, data: &[u8]) -> Result<Option<u64>, Error> {

@@ -253,7 +253,7 @@ fn verify_through_the_abi() {
 }
 
 #[test]
-fn verify_with_crc_through_the_abi() {
+fn verify_payload_with_crc_through_the_abi() {
     let size = 3u64 << 20;
     for threads in [1u32, 3] {
         let (rc, gen) = new_gen(13, size, 4096, 1.5, 2.0, threads);
@@ -267,25 +267,76 @@ fn verify_with_crc_through_the_abi() {
             let whole = dgen4j_crc32(0, data.as_ptr(), size);
             let mut crc = 0u32;
             let cut = 1_000_003u64;
-            assert_eq!(dgen4j_generator_verify_crc(gen, 0, data.as_ptr(), cut, &mut at, &mut crc), DGEN4J_OK);
+            assert_eq!(dgen4j_generator_verify_payload(gen, 0, data.as_ptr(), cut, 0, 0, &mut at, &mut crc), DGEN4J_OK);
             assert_eq!(at, cut);
-            let rc = dgen4j_generator_verify_crc(gen, cut, data.as_ptr().add(cut as usize), size - cut, &mut at, &mut crc);
+            let rc = dgen4j_generator_verify_payload(gen, cut, data.as_ptr().add(cut as usize), size - cut, 0, 0, &mut at, &mut crc);
             assert_eq!((rc, at, crc), (DGEN4J_OK, size, whole), "threads {threads}");
             for flip in [0u64, 65_535, 65_536, 1 << 20, size - 1] {
                 data[flip as usize] ^= 0x40;
                 let mut c = 7u32;
-                let rc = dgen4j_generator_verify_crc(gen, 0, data.as_ptr(), size, &mut at, &mut c);
+                let rc = dgen4j_generator_verify_payload(gen, 0, data.as_ptr(), size, 0, 0, &mut at, &mut c);
                 assert_eq!((rc, at, c), (DGEN4J_OK, flip, 7), "threads {threads} flip {flip}: crc left as it was");
                 data[flip as usize] ^= 0x40;
             }
             let mut c = 5u32;
-            assert_eq!(dgen4j_generator_verify_crc(gen, size, ptr::null(), 0, &mut at, &mut c), DGEN4J_OK);
+            assert_eq!(dgen4j_generator_verify_payload(gen, size, ptr::null(), 0, 0, 0, &mut at, &mut c), DGEN4J_OK);
             assert_eq!((at, c), (size, 5));
-            assert_eq!(dgen4j_generator_verify_crc(gen, 0, data.as_ptr(), 5, &mut at, ptr::null_mut()), DGEN4J_ERR_INVALID_ARGUMENT);
-            assert_eq!(last_error(), "crc is NULL");
-            assert_eq!(dgen4j_generator_verify_crc(gen, 1, data.as_ptr(), size, &mut at, &mut c), DGEN4J_ERR_OUT_OF_RANGE);
+            // NULL crc: the compare alone.
+            assert_eq!(dgen4j_generator_verify_payload(gen, 0, data.as_ptr(), size, 0, 0, &mut at, ptr::null_mut()), DGEN4J_OK);
+            assert_eq!(at, size);
+            assert_eq!(dgen4j_generator_verify_payload(gen, 1, data.as_ptr(), size, 0, 0, &mut at, &mut c), DGEN4J_ERR_OUT_OF_RANGE);
             dgen4j_generator_free(gen);
         }
+    }
+}
+
+#[test]
+fn verify_payload_of_finite_values_through_the_abi() {
+    let size = 3u64 << 20;
+    for threads in [1u32, 3] {
+        let (rc, gen) = new_gen(14, size, 4096, 1.0, 1.5, threads);
+        assert_eq!(rc, DGEN4J_OK);
+        for (code, elem) in [(DGEN4J_FINITE_FLOAT16, 2u64), (DGEN4J_FINITE_BFLOAT16, 2), (DGEN4J_FINITE_FLOAT32, 4), (DGEN4J_FINITE_FLOAT64, 8)] {
+            // A payload starting at stream byte 4099 whose first byte is byte 1 of its element (odd
+            // offsets and phases: the sector masks' pattern is the stream's, not the buffer's).
+            let start = 4099u64;
+            let phase = 1u32 % elem as u32;
+            let n = size - start;
+            let mut got = vec![0u8; n as usize];
+            let mut at = u64::MAX;
+            // SAFETY: the generator is live, the buffers hold the lengths passed, `at` and `crc` are writable.
+            unsafe {
+                let mut crc = 0u32;
+                assert_eq!(dgen4j_generator_fill_payload(gen, start, got.as_mut_ptr(), n, code, phase, &mut crc), DGEN4J_OK);
+                let mut sum = 0u32;
+                let rc = dgen4j_generator_verify_payload(gen, start, got.as_ptr(), n, code, phase, &mut at, &mut sum);
+                assert_eq!((rc, at, sum), (DGEN4J_OK, start + n, crc), "finite {code} threads {threads}");
+                let rc = dgen4j_generator_verify_payload(gen, start, got.as_ptr(), n, code, phase, &mut at, ptr::null_mut());
+                assert_eq!((rc, at), (DGEN4J_OK, start + n));
+                // Unmasked, the masked bytes differ somewhere; with the wrong phase too.
+                assert_eq!(dgen4j_generator_verify_payload(gen, start, got.as_ptr(), n, 0, 0, &mut at, ptr::null_mut()), DGEN4J_OK);
+                assert!(at < start + n, "finite {code}: masking changed no byte");
+                if elem > 1 {
+                    let wrong = (phase + 1) % elem as u32;
+                    assert_eq!(dgen4j_generator_verify_payload(gen, start, got.as_ptr(), n, code, wrong, &mut at, ptr::null_mut()), DGEN4J_OK);
+                    assert!(at < start + n, "finite {code}: the wrong phase matched");
+                }
+                // A flipped byte anywhere is found where it is, and leaves the CRC as it was.
+                for flip in [0u64, 1, 65_535, 1 << 20, n - 1] {
+                    got[flip as usize] ^= 0x01;
+                    let mut c = 9u32;
+                    let rc = dgen4j_generator_verify_payload(gen, start, got.as_ptr(), n, code, phase, &mut at, &mut c);
+                    assert_eq!((rc, at, c), (DGEN4J_OK, start + flip, 9), "finite {code} threads {threads} flip {flip}");
+                    got[flip as usize] ^= 0x01;
+                }
+                assert_eq!(dgen4j_generator_verify_payload(gen, 0, got.as_ptr(), 8, 9, 0, &mut at, ptr::null_mut()), DGEN4J_ERR_INVALID_ARGUMENT);
+                assert_eq!(last_error(), "finite 9 is not a DGEN4J_FINITE_* code (0 to 4)");
+                assert_eq!(dgen4j_generator_verify_payload(gen, 0, got.as_ptr(), 8, code, elem as u32, &mut at, ptr::null_mut()), DGEN4J_ERR_INVALID_ARGUMENT);
+                assert_eq!(last_error(), format!("phase {elem} is not below the element size {elem}"));
+            }
+        }
+        // SAFETY: the generator is live and not used after.
+        unsafe { dgen4j_generator_free(gen) };
     }
 }
 

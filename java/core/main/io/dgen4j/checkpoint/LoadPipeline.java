@@ -708,11 +708,11 @@ final class LoadPipeline {
             }
 
             @Override
-            public long fillFinite(MemorySegment dst, long streamOffset, DType dtype, int phase, boolean withCrc) {
-                if (gen instanceof NativeGenerator nat && dst.isNative()) { // fill, mask and sum in one pass
-                    return nat.fillPayload(dst, streamOffset, Finite.code(dtype), phase, withCrc, 0);
+            public long firstMismatchFinite(MemorySegment data, long streamOffset, DType dtype, int phase, long[] crc) {
+                if (gen instanceof NativeGenerator nat && data.isNative()) { // masked in the fused compare
+                    return nat.firstMismatchPayload(data, streamOffset, Finite.code(dtype), phase, crc);
                 }
-                return LayoutChecker.Stream.super.fillFinite(dst, streamOffset, dtype, phase, withCrc);
+                return LayoutChecker.Stream.super.firstMismatchFinite(data, streamOffset, dtype, phase, crc);
             }
         });
         if (m != null) {

@@ -803,18 +803,20 @@ public class dgen4j_h {
         }
     }
 
-    private static class dgen4j_generator_verify_crc {
+    private static class dgen4j_generator_verify_payload {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             dgen4j_h.C_INT,
             dgen4j_h.C_POINTER,
             dgen4j_h.C_LONG,
             dgen4j_h.C_POINTER,
             dgen4j_h.C_LONG,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_INT,
             dgen4j_h.C_POINTER,
             dgen4j_h.C_POINTER
         );
 
-        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_verify_crc");
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_verify_payload");
 
         public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
     }
@@ -822,45 +824,45 @@ public class dgen4j_h {
     /**
      * Function descriptor for:
      * {@snippet lang=c :
-     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * int32_t dgen4j_generator_verify_payload(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint64_t *mismatch, uint32_t *crc)
      * }
      */
-    public static FunctionDescriptor dgen4j_generator_verify_crc$descriptor() {
-        return dgen4j_generator_verify_crc.DESC;
+    public static FunctionDescriptor dgen4j_generator_verify_payload$descriptor() {
+        return dgen4j_generator_verify_payload.DESC;
     }
 
     /**
      * Downcall method handle for:
      * {@snippet lang=c :
-     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * int32_t dgen4j_generator_verify_payload(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint64_t *mismatch, uint32_t *crc)
      * }
      */
-    public static MethodHandle dgen4j_generator_verify_crc$handle() {
-        return dgen4j_generator_verify_crc.HANDLE;
+    public static MethodHandle dgen4j_generator_verify_payload$handle() {
+        return dgen4j_generator_verify_payload.HANDLE;
     }
 
     /**
      * Address for:
      * {@snippet lang=c :
-     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * int32_t dgen4j_generator_verify_payload(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint64_t *mismatch, uint32_t *crc)
      * }
      */
-    public static MemorySegment dgen4j_generator_verify_crc$address() {
-        return dgen4j_generator_verify_crc.ADDR;
+    public static MemorySegment dgen4j_generator_verify_payload$address() {
+        return dgen4j_generator_verify_payload.ADDR;
     }
 
     /**
      * {@snippet lang=c :
-     * int32_t dgen4j_generator_verify_crc(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint64_t *mismatch, uint32_t *crc)
+     * int32_t dgen4j_generator_verify_payload(dgen4j_generator *gen, uint64_t offset, const uint8_t *buf, uint64_t len, uint32_t finite, uint32_t phase, uint64_t *mismatch, uint32_t *crc)
      * }
      */
-    public static int dgen4j_generator_verify_crc(MemorySegment gen, long offset, MemorySegment buf, long len, MemorySegment mismatch, MemorySegment crc) {
-        var mh$ = dgen4j_generator_verify_crc.HANDLE;
+    public static int dgen4j_generator_verify_payload(MemorySegment gen, long offset, MemorySegment buf, long len, int finite, int phase, MemorySegment mismatch, MemorySegment crc) {
+        var mh$ = dgen4j_generator_verify_payload.HANDLE;
         try {
             if (TRACE_DOWNCALLS) {
-                traceDowncall("dgen4j_generator_verify_crc", gen, offset, buf, len, mismatch, crc);
+                traceDowncall("dgen4j_generator_verify_payload", gen, offset, buf, len, finite, phase, mismatch, crc);
             }
-            return (int)mh$.invokeExact(gen, offset, buf, len, mismatch, crc);
+            return (int)mh$.invokeExact(gen, offset, buf, len, finite, phase, mismatch, crc);
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }

@@ -36,14 +36,37 @@ public final class LayoutChecker {
         byte at(long streamOffset);
 
         /**
-         * The stream's bytes at {@code streamOffset} into all of {@code dst} with the {@code dtype} values made
-         * finite ({@link Finite#apply}; {@code phase}: the byte of its element that {@code dst[0]} is), and their
-         * CRC-32 when {@code withCrc} (else 0). Here three passes; the native generator makes one.
+         * The stream offset of the first byte of {@code data} that differs from the stream at
+         * {@code streamOffset} with its {@code dtype} values made finite ({@link Finite#apply}; {@code phase}:
+         * the byte of its element that {@code data[0]} is), or -1; then, with {@code crc}, the CRC-32 of
+         * {@code data} in {@code crc[0]}. Here the expected bytes are regenerated a piece at a time, masked,
+         * compared and summed (the fused compare of {@link #firstMismatch} cannot know the masked values);
+         * the native generator masks in its fused compare instead.
          */
-        default long fillFinite(MemorySegment dst, long streamOffset, DType dtype, int phase, boolean withCrc) {
-            fill(dst, streamOffset);
-            Finite.apply(dtype, dst, phase);
-            return withCrc ? Crc32s.of(dst) : 0;
+        default long firstMismatchFinite(MemorySegment data, long streamOffset, DType dtype, int phase, long[] crc) {
+            long len = data.byteSize();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment want = arena.allocate(Math.max(1, Math.min(len, FINITE_PIECE)));
+                long sum = 0;
+                for (long done = 0; done < len; ) {
+                    long n = Math.min(want.byteSize(), len - done);
+                    MemorySegment w = want.asSlice(0, n);
+                    fill(w, streamOffset + done);
+                    Finite.apply(dtype, w, (int) ((phase + done) % dtype.itemSize()));
+                    long m = w.mismatch(data.asSlice(done, n));
+                    if (m >= 0) {
+                        return streamOffset + done + m;
+                    }
+                    if (crc != null) {
+                        sum = Crc32s.combine(sum, Crc32s.of(w), n);
+                    }
+                    done += n;
+                }
+                if (crc != null) {
+                    crc[0] = sum;
+                }
+                return -1;
+            }
         }
 
         /** The stream's bytes at {@code streamOffset} into all of {@code dst} (here byte by byte; generators do better). */
@@ -100,10 +123,11 @@ public final class LayoutChecker {
                 DType finite = layout.finiteType(s.tensor());
                 if (finite != null) {
                     long[] crc = new long[1];
-                    Mismatch bad = finiteMismatch(part, from, streamAt, finite, (int) ((from - s.start())
-                            % finite.itemSize()), stream, layout.crc() ? crc : null);
-                    if (bad != null) {
-                        return bad;
+                    long bad = stream.firstMismatchFinite(part, streamAt, finite,
+                            (int) ((from - s.start()) % finite.itemSize()), layout.crc() ? crc : null);
+                    if (bad >= 0) {
+                        long at = from + (bad - streamAt);
+                        return new Mismatch(at, expected(at, stream), part.get(ValueLayout.JAVA_BYTE, bad - streamAt));
                     }
                     if (layout.crc()) {
                         pieces.add(new Piece(s.tensor(), from - s.start(), to - from, crc[0]));
@@ -136,38 +160,6 @@ public final class LayoutChecker {
                 if (found != expected) {
                     return new Mismatch(at, expected, found);
                 }
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The first byte of {@code part} (file offset {@code from}, stream offset {@code streamAt})
-     * that differs from the stream with its {@code dtype} values made finite, or null: the
-     * expected bytes are regenerated a piece at a time, masked, and compared (the fused compare
-     * cannot know the masked values). With {@code crc}, {@code crc[0]} gets the CRC-32 of {@code part}
-     * when every byte is equal: the regenerated pieces' sums, combined.
-     */
-    private static Mismatch finiteMismatch(MemorySegment part, long from, long streamAt, DType dtype, int phase,
-                                           Stream stream, long[] crc) {
-        long len = part.byteSize();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment want = arena.allocate(Math.max(1, Math.min(len, FINITE_PIECE)));
-            for (long done = 0; done < len; ) {
-                long n = Math.min(want.byteSize(), len - done);
-                MemorySegment w = want.asSlice(0, n);
-                long sum = stream.fillFinite(w, streamAt + done, dtype, (int) ((phase + done) % dtype.itemSize()),
-                        crc != null);
-                MemorySegment got = part.asSlice(done, n);
-                long m = w.mismatch(got);
-                if (m >= 0) {
-                    return new Mismatch(from + done + m, w.get(ValueLayout.JAVA_BYTE, m),
-                            got.get(ValueLayout.JAVA_BYTE, m));
-                }
-                if (crc != null) {
-                    crc[0] = done == 0 ? sum : Crc32s.combine(crc[0], sum, n);
-                }
-                done += n;
             }
         }
         return null;

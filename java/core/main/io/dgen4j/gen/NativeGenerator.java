@@ -223,13 +223,46 @@ public final class NativeGenerator implements Generator {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment at = arena.allocate(ValueLayout.JAVA_LONG);
                 MemorySegment sum = arena.allocate(ValueLayout.JAVA_INT); // zeroed: the CRC from nothing
-                int rc = dgen4j_h.dgen4j_generator_verify_crc(h, streamOffset, data, length, at, sum);
-                NativeCallException.check(rc, "dgen4j_generator_verify_crc");
+                int rc = dgen4j_h.dgen4j_generator_verify_payload(h, streamOffset, data, length, 0, 0, at, sum);
+                NativeCallException.check(rc, "dgen4j_generator_verify_payload");
                 long m = at.get(ValueLayout.JAVA_LONG, 0);
                 if (m != streamOffset + length) {
                     return m;
                 }
                 crc[0] = Integer.toUnsignedLong(sum.get(ValueLayout.JAVA_INT, 0));
+                return -1L;
+            }
+        });
+    }
+
+    /**
+     * The stream offset of the first byte of {@code data} (a native segment) that differs from the stream
+     * with the values of a floating-point type made finite ({@code finite}: the native core's
+     * DGEN4J_FINITE_* code; {@code phase}: the byte of its element that {@code data[0]} is), or -1, and
+     * then, with {@code crc}, the CRC-32 of {@code data} in {@code crc[0]}: the fused compare's one pass
+     * on the workers, the kernels masking as they regenerate (what {@link #fillPayload} wrote).
+     *
+     * @throws IllegalArgumentException for a heap segment, a range outside the stream, or a bad code or phase
+     */
+    public long firstMismatchPayload(MemorySegment data, long streamOffset, int finite, int phase, long[] crc) {
+        long length = data.byteSize();
+        FillRange.checkSource(spec, data, streamOffset, length);
+        if (!data.isNative()) {
+            throw new IllegalArgumentException("firstMismatchPayload needs a native segment");
+        }
+        return handle.call(h -> {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment at = arena.allocate(ValueLayout.JAVA_LONG);
+                MemorySegment sum = crc != null ? arena.allocate(ValueLayout.JAVA_INT) : MemorySegment.NULL;
+                int rc = dgen4j_h.dgen4j_generator_verify_payload(h, streamOffset, data, length, finite, phase, at, sum);
+                NativeCallException.check(rc, "dgen4j_generator_verify_payload");
+                long m = at.get(ValueLayout.JAVA_LONG, 0);
+                if (m != streamOffset + length) {
+                    return m;
+                }
+                if (crc != null) {
+                    crc[0] = Integer.toUnsignedLong(sum.get(ValueLayout.JAVA_INT, 0));
+                }
                 return -1L;
             }
         });

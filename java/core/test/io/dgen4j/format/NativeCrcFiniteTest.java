@@ -111,6 +111,61 @@ class NativeCrcFiniteTest {
         }
     }
 
+    /**
+     * The native masked compare (the kernels mask as they regenerate) agrees with the Java default of
+     * {@link LayoutChecker.Stream#firstMismatchFinite}: equal payloads and their CRC-32, and the first
+     * flipped byte, for every float type, odd offsets, phases and addresses.
+     */
+    @Test
+    void nativeMaskedCompareEqualsTheJavaOne() {
+        DataSpec spec = DataSpec.builder().seed(6).compressRatio(1.3).size(3L << 20).build();
+        Random r = new Random(5);
+        try (Arena arena = Arena.ofConfined(); NativeGenerator nat = new NativeGenerator(spec, 3);
+             JavaGenerator twin = new JavaGenerator(spec, 1)) {
+            LayoutChecker.Stream java = new LayoutChecker.Stream() {
+                @Override
+                public long firstMismatch(MemorySegment data, long streamOffset) {
+                    return twin.firstMismatch(data, streamOffset);
+                }
+
+                @Override
+                public byte at(long streamOffset) {
+                    MemorySegment one = MemorySegment.ofArray(new byte[1]);
+                    twin.fill(one, streamOffset);
+                    return one.get(ValueLayout.JAVA_BYTE, 0);
+                }
+
+                @Override
+                public void fill(MemorySegment dst, long streamOffset) {
+                    twin.fill(dst, streamOffset);
+                }
+            };
+            MemorySegment buf = arena.allocate(spec.size() + 64, 64);
+            DType[] types = {DType.FLOAT16, DType.BFLOAT16, DType.FLOAT32, DType.FLOAT64};
+            for (int n = 0; n < 40; n++) {
+                long len = n % 4 == 0 ? 1 + r.nextInt(3 << 20) : 1 + r.nextInt(9000);
+                long offset = r.nextLong(spec.size() - len + 1);
+                DType dtype = types[n % types.length];
+                int phase = r.nextInt(dtype.itemSize());
+                MemorySegment data = buf.asSlice(r.nextInt(64), len);
+                nat.fillPayload(data, offset, Finite.code(dtype), phase, false, 0);
+                String what = dtype + " at " + offset + " len " + len + " phase " + phase;
+                long[] a = {1};
+                long[] b = {2};
+                assertEquals(-1, nat.firstMismatchPayload(data, offset, Finite.code(dtype), phase, a), what);
+                assertEquals(-1, java.firstMismatchFinite(data, offset, dtype, phase, b), what);
+                assertEquals(b[0], a[0], what);
+                assertEquals(javaCrc(data), a[0], what);
+                long flip = r.nextLong(len);
+                data.set(ValueLayout.JAVA_BYTE, flip, (byte) (data.get(ValueLayout.JAVA_BYTE, flip) ^ 0x40));
+                assertEquals(offset + flip, nat.firstMismatchPayload(data, offset, Finite.code(dtype), phase, null), what);
+                assertEquals(offset + flip, java.firstMismatchFinite(data, offset, dtype, phase, null), what);
+            }
+            assertThrows(IllegalArgumentException.class,
+                    () -> nat.firstMismatchPayload(buf.asSlice(0, 8), 0, 3, 4, null));
+        }
+    }
+
     /** A torch file with --finite through the native source and through the twin: the same bytes, every CRC right. */
     @Test
     void finiteTorchLayoutIsTheSameFromNativeAndTwin() throws Exception {
