@@ -255,6 +255,7 @@ final class ShardedSave {
                 row.put("seed", r.seed());
                 row.put("seconds", r.totalSeconds());
                 row.put("peakRssBytes", r.memory().peakRssBytes());
+                row.put("phases", r.toMap().get("phases")); // a single save's: where a shard's time went
                 rows.add(row);
             }
         }
