@@ -2,22 +2,33 @@ package io.dgen4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.s3.FaultProxy;
+import io.dgen4j.s3.FaultProxy.Fault;
+import io.dgen4j.s3.FaultProxy.Match;
 import io.dgen4j.s3.S3ProxyExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /**
  * save --format safetensors to an s3:// prefix (a shard per object, in parts, then the index and config.json),
  * against s3proxy: the objects are byte for byte a local sharded save of the same spec, and load --verify and
- * inspect (one ranged GET per shard's header) read the prefix.
+ * inspect (one ranged GET per shard's header) read the prefix; a shard refused at its commit or its upload
+ * (through a {@link FaultProxy}) fails the save in one line naming it, aborts the shards in flight and writes no
+ * index.
  */
 class SafetensorsS3CliTest {
     @RegisterExtension
@@ -113,5 +124,55 @@ class SafetensorsS3CliTest {
         assertEquals(3, none.code(), none.err());
         assertEquals("dgen4j: s3://" + S3.bucket() + "/models/none/ holds no model.safetensors.index.json\n",
                 none.err());
+    }
+
+    /** A sharded save through a proxy that refuses shard 2's commit, or else shard 3's upload. */
+    private void refusedShardFailsTheSaveAndLeavesNoUploadOpen(boolean atCommit) throws Exception {
+        String name = atCommit ? "model-00002-of-00005.safetensors" : "model-00003-of-00005.safetensors";
+        Match refused = atCommit ? Match.completeUpload() : Match.uploadPart();
+        // 2 layers, hidden 256: 5 shards of at most 700,000 bytes, each one part; shard 3's part held 1 s, so that
+        // it is in flight when shard 2's commit is refused
+        Path config = Files.writeString(home.resolve("config.json"), """
+                {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4,
+                 "num_key_value_heads": 2, "vocab_size": 512, "torch_dtype": "bfloat16", "model_type": "llama"}
+                """);
+        String key = "models/refused-" + (atCommit ? "commit" : "upload") + "/";
+        String prefix = "s3://" + S3.bucket() + "/" + key;
+        try (FaultProxy proxy = FaultProxy.start(S3.endpoint());
+             S3AsyncClient raw = S3AsyncClient.builder().endpointOverride(S3.endpoint()).region(Region.US_EAST_1)
+                     .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(
+                             AwsBasicCredentials.create(S3ProxyExtension.ACCESS_KEY, S3ProxyExtension.SECRET_KEY)))
+                     .build()) {
+            FaultProxy.Injection refusal = proxy.inject(refused.path(".*/" + name), Fault.status(403));
+            FaultProxy.Injection held = proxy.inject(Match.uploadPart().path(".*/model-00003-of-00005\\.safetensors"),
+                    Fault.delayRequest(Duration.ofSeconds(1)));
+            Map<String, String> env = env();
+            env.put("AWS_ENDPOINT_URL", proxy.endpoint().toString());
+            CliRun save = CliRun.hiding(S3ProxyExtension.SECRET_KEY, env, "save", prefix, "--format", "safetensors",
+                    "--model", config.toString(), "--max-shard-size", "700000B", "--chunk", "5MiB", "--no-progress");
+            assertEquals(3, save.code(), save.err());
+            assertTrue(refusal.fired() > 0, proxy.seen().toString());
+            // at shard 2's refused commit, shard 3's part was on its way (held): its upload was aborted
+            assertTrue(held.fired() > 0 || !atCommit, proxy.seen().toString());
+            assertEquals(1, save.err().lines().count(), save.err());
+            assertTrue(save.err().startsWith("dgen4j: ") && save.err().contains(prefix + name)
+                    && save.err().contains("403"), save.err());
+            assertEquals(List.of(), raw.listMultipartUploads(b -> b.bucket(S3.bucket()).prefix(key)).join().uploads(),
+                    "the shards in flight were aborted");
+            Path objects = S3.dataDir().resolve(S3.bucket()).resolve(key);
+            assertFalse(Files.exists(objects.resolve("model.safetensors.index.json")), "no index");
+            assertFalse(Files.exists(objects.resolve("config.json")), "no config.json");
+            assertFalse(Files.exists(objects.resolve("model-00005-of-00005.safetensors")), "no shard after 3");
+        }
+    }
+
+    @Test
+    void aShardRefusedAtItsCommitFailsTheSaveAndAbortsTheNextShardsUpload() throws Exception {
+        refusedShardFailsTheSaveAndLeavesNoUploadOpen(true);
+    }
+
+    @Test
+    void aShardRefusedAtItsUploadFailsTheSaveBesideThePreviousShardsCommit() throws Exception {
+        refusedShardFailsTheSaveAndLeavesNoUploadOpen(false);
     }
 }

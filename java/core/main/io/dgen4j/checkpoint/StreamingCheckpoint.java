@@ -76,6 +76,7 @@ public final class StreamingCheckpoint {
     private final StorageOptions storageOptions;
     private final Optional<String> backend;
     private final LongConsumer progress;
+    private final Runnable sent;
     private final boolean resetPeakRss;
     /** The caller's pool, used by every save and load instead of one of their own, or {@code null}. */
     private final BufferPool sharedPool;
@@ -93,6 +94,7 @@ public final class StreamingCheckpoint {
         this.storageOptions = b.storageOptions;
         this.backend = b.backend;
         this.progress = b.progress;
+        this.sent = b.sent;
         this.resetPeakRss = b.resetPeakRss;
         this.sharedPool = b.pool;
         this.storage = b.storage;
@@ -215,10 +217,19 @@ public final class StreamingCheckpoint {
         BufferPool pool = poolFor(buffers, "the save to " + target);
         long fileSize = layout == null ? spec.size() : layout.size();
         SavePipeline pipeline = new SavePipeline(pool, fileSize, chunkSize, writersInFlight, progress);
+        boolean[] unclaimed = {false};
         try {
-            return save(target, spec, provider, pipeline, layout);
+            return save(target, spec, provider, pipeline, layout, () -> {
+                if (pool == sharedPool) { // the commit needs no buffer: the next save may have the pool meanwhile
+                    pool.unclaim();
+                    unclaimed[0] = true;
+                }
+                sent.run();
+            });
         } finally {
-            if (pipeline.writersStopped()) {
+            if (unclaimed[0]) { // given back already, its writers stopped
+                assert pipeline.writersStopped();
+            } else if (pipeline.writersStopped()) {
                 done(pool);
             } else {
                 LOG.error("a writer of {} did not stop after the failure; its buffers are left allocated", target);
@@ -237,16 +248,16 @@ public final class StreamingCheckpoint {
         DataSpec spec = specFor(totalBytes);
         try (Session session = session()) {
             return save(target, spec, session.forTarget(target, backend),
-                    new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress), null);
+                    new PreallocatedSave(target.toString(), totalBytes, chunkSize, progress), null, sent);
         }
     }
 
     /**
-     * Opens the writer of {@code target}, runs {@code run} into it and commits; a failure aborts
-     * the write and says what it left under the target's name.
+     * Opens the writer of {@code target}, runs {@code run} into it, calls {@code sent} and commits; a
+     * failure aborts the write and says what it left under the target's name.
      */
     private SaveResult save(StorageTarget target, DataSpec spec, StorageProvider provider, SaveRun run,
-                            Layout layout) throws IOException {
+                            Layout layout, Runnable sent) throws IOException {
         StorageWriter data = null;
         try (Measurement measured = new Measurement(resetPeakRss, run::written);
              DataSource.Filler filler = laidOut(source.open(spec, threads), layout)) {
@@ -260,6 +271,7 @@ public final class StreamingCheckpoint {
             double opened = measured.seconds();
             run.run(filler, data);
             double ran = measured.seconds();
+            sent.run();
             data.commit();
             double total = measured.seconds();
             double closeSeconds = total - ran;
@@ -675,6 +687,7 @@ public final class StreamingCheckpoint {
         private StorageOptions storageOptions = StorageOptions.empty();
         private Optional<String> backend = Optional.empty();
         private LongConsumer progress = done -> { };
+        private Runnable sent = () -> { };
         private boolean resetPeakRss;
         private BufferPool pool;
         private Storage storage;
@@ -768,6 +781,16 @@ public final class StreamingCheckpoint {
         /** Called with the bytes written (or read) so far, from the I/O threads. */
         public Builder progress(LongConsumer listener) {
             this.progress = listener == null ? done -> { } : listener;
+            return this;
+        }
+
+        /**
+         * Called by a save once its last byte is written, before its commit, on the saving thread: a shared
+         * {@link #bufferPool} is free by then, so that another save may start beside the commit (a model's
+         * next shard beside this one's CompleteMultipartUpload).
+         */
+        public Builder partsSent(Runnable listener) {
+            this.sent = listener == null ? () -> { } : listener;
             return this;
         }
 

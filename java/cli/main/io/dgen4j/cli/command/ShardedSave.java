@@ -37,12 +37,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code save DIR --format safetensors}: a model as transformers saves it, one safetensors file per
@@ -177,6 +179,30 @@ final class ShardedSave {
         return maxShard != null || target.endsWith("/") || Files.isDirectory(Path.of(target));
     }
 
+    /**
+     * Stops the shards' saves still running (an interrupt: each aborts its upload) and waits until they ended;
+     * an interrupt meanwhile is kept for the caller.
+     */
+    private static void stopAll(ExecutorService shardThreads) {
+        if (shardThreads == null) {
+            return;
+        }
+        shardThreads.shutdownNow();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (shardThreads.awaitTermination(1, TimeUnit.SECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     static void save(String target, Layout whole, long maxShard, Optional<LlamaModel> llama, CheckpointOptions options,
                      StorageBackendOptions backend, Progress bar, Environment env, boolean json, PrintWriter out)
             throws IOException {
@@ -196,8 +222,6 @@ final class ShardedSave {
             }
         }
         long base = options.data.seed != null ? options.data.seed : ThreadLocalRandom.current().nextLong();
-        List<Map<String, Object>> rows = new ArrayList<>();
-        long fileBytes = 0;
         long done = 0;
         long start = System.nanoTime();
         // A local shard's fsync runs beside the next shard's writes (it took most of a shard's commit here), and
@@ -207,7 +231,15 @@ final class ShardedSave {
         boolean deferSync = place.local() && options.fileOptions().fsync();
         ExecutorService syncer = deferSync ? Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().daemon().name("dgen4j-shard-fsync").factory()) : null;
+        // An object's commit (CompleteMultipartUpload, then a HEAD) runs beside the next shard's parts: each shard
+        // is saved on a thread of its own, the next one started once the previous one's last part is sent (0.15 to
+        // 0.98 s per commit on s3proxy, nothing uploaded meanwhile when they ran one after the other).
+        ExecutorService shardThreads = place.local() ? null : Executors.newThreadPerTaskExecutor(
+                Thread.ofPlatform().daemon().name("dgen4j-shard-", 1).factory());
+        CompletableFuture<Throwable> failed = new CompletableFuture<>(); // the first failure of a shard's save
         List<Future<?>> syncs = new ArrayList<>();
+        List<Future<SaveResult>> saves = new ArrayList<>();
+        List<SaveResult> results;
         List<CountDownLatch> firstWrite = new ArrayList<>();
         for (int k = 0; k < shards.size(); k++) {
             firstWrite.add(new CountDownLatch(1));
@@ -215,12 +247,15 @@ final class ShardedSave {
         // One pool for every shard: mapped and first-touched once, as a run of many saves uses it.
         try (BufferPool pool = new BufferPool(options.buffers, options.chunk);
              Closeable stop = syncer == null ? () -> { } : syncer::shutdown; // queued fsyncs still run
-             Closeable open = () -> firstWrite.forEach(CountDownLatch::countDown)) { // none waits on a failure
-            for (int k = 0; k < shards.size(); k++) {
+             Closeable open = () -> firstWrite.forEach(CountDownLatch::countDown); // none waits on a failure
+             Closeable halt = () -> stopAll(shardThreads)) { // a failure aborts the shards in flight
+            for (int k = 0; k < shards.size() && !failed.isDone(); k++) {
                 String name = SafetensorsShards.fileName(k + 1, shards.size());
                 StorageTarget where = place.resolve(name);
+                Layout layout = layouts.get(k);
                 options.data.seed = base + k; // each shard its own stream: seed + K - 1
                 long before = done;
+                done += layout.size();
                 CountDownLatch written = firstWrite.get(k);
                 StreamingCheckpoint.Builder b = backend.apply(options.builder(n -> {
                     written.countDown();
@@ -229,12 +264,29 @@ final class ShardedSave {
                 if (deferSync) {
                     b.backendOptions(options.fileOptions().withFsync(false));
                 }
+                if (shardThreads != null) {
+                    CompletableFuture<Void> sent = new CompletableFuture<>();
+                    StreamingCheckpoint ckpt = b.partsSent(() -> sent.complete(null)).build();
+                    saves.add(shardThreads.submit(() -> {
+                        try {
+                            return ckpt.save(where, layout);
+                        } catch (Throwable e) {
+                            failed.complete(e);
+                            throw e;
+                        } finally {
+                            sent.complete(null);
+                        }
+                    }));
+                    CompletableFuture.anyOf(sent, failed).get();
+                    continue;
+                }
                 SaveResult r;
                 try {
-                    r = b.build().save(where, layouts.get(k));
+                    r = b.build().save(where, layout);
                 } finally {
                     written.countDown();
                 }
+                saves.add(CompletableFuture.completedFuture(r));
                 if (deferSync) {
                     Path file = where.path();
                     CountDownLatch next = k + 1 < shards.size() ? firstWrite.get(k + 1) : new CountDownLatch(0);
@@ -245,19 +297,50 @@ final class ShardedSave {
                         return null;
                     }));
                 }
-                done += r.totalBytes();
-                fileBytes += r.totalBytes();
-                Map<String, Object> row = new LinkedHashMap<>();
-                row.put("file", name);
-                row.put("tensors", (long) shards.get(k).size());
-                row.put("tensorBytes", TensorList.bytes(shards.get(k)));
-                row.put("bytes", r.totalBytes());
-                row.put("seed", r.seed());
-                row.put("seconds", r.totalSeconds());
-                row.put("peakRssBytes", r.memory().peakRssBytes());
-                row.put("phases", r.toMap().get("phases")); // a single save's: where a shard's time went
-                rows.add(row);
             }
+            results = new ArrayList<>();
+            for (Future<SaveResult> f : saves) {
+                if (failed.isDone()) {
+                    break;
+                }
+                try {
+                    results.add(f.get());
+                } catch (ExecutionException e) {
+                    break; // in failed
+                }
+            }
+            if (failed.isDone()) {
+                stopAll(shardThreads); // before the pool closes: the shards in flight aborted
+                switch (failed.get()) {
+                    case IOException io -> throw io;
+                    case RuntimeException re -> throw re;
+                    case Error err -> throw err;
+                    case Throwable t -> throw new IOException(t);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            Throwable first = failed.getNow(null); // an interrupted shard's save says so, naming it
+            throw first instanceof IOException io ? io
+                    : new InterruptedIOException("save to " + place.shown() + " interrupted");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e); // neither future completes exceptionally
+        }
+        List<Map<String, Object>> rows = new ArrayList<>();
+        long fileBytes = 0;
+        for (int k = 0; k < shards.size(); k++) {
+            SaveResult r = results.get(k);
+            fileBytes += r.totalBytes();
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("file", SafetensorsShards.fileName(k + 1, shards.size()));
+            row.put("tensors", (long) shards.get(k).size());
+            row.put("tensorBytes", TensorList.bytes(shards.get(k)));
+            row.put("bytes", r.totalBytes());
+            row.put("seed", r.seed());
+            row.put("seconds", r.totalSeconds());
+            row.put("peakRssBytes", r.memory().peakRssBytes());
+            row.put("phases", r.toMap().get("phases")); // a single save's: where a shard's time went
+            rows.add(row);
         }
         if (deferSync) {
             try {
