@@ -62,7 +62,7 @@ final class AwsClients {
     private static S3AsyncClient build(Key k, TrustManager[] trust) {
         S3Settings s = k.settings();
         S3Timeouts t = s.timeouts();
-        // our own event loops, shut down without the SDK's 2 s quiet period when the client closes
+        // our own event loops, shut down with a short quiet period when the client closes (OwnLoops)
         SdkEventLoopGroup loops = SdkEventLoopGroup.builder().channelFactory(WideBodyChannel::new).build();
         NettyNioAsyncHttpClient.Builder http = NettyNioAsyncHttpClient.builder()
                 .maxConcurrency(k.maxConcurrency())
