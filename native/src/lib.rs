@@ -316,6 +316,18 @@ pub unsafe extern "C" fn dgen4j_generator_verify(
     })
 }
 
+/// The float type of a payload's `finite` code (`None` for 0) after checking that `phase`, the
+/// element byte its first byte is, lies inside one element.
+fn payload_kind(finite: u32, phase: u32) -> Result<Option<finite::Finite>, Error> {
+    let kind = finite::Finite::of_code(finite)
+        .map_err(|c| Error::invalid(format!("finite {c} is not a DGEN4J_FINITE_* code (0 to 4)")))?;
+    let size = kind.map_or(1, finite::Finite::size);
+    if phase as usize >= size {
+        return Err(Error::invalid(format!("phase {phase} is not below the element size {size}")));
+    }
+    Ok(kind)
+}
+
 /// `dgen4j_generator_verify` of a payload as `dgen4j_generator_fill_payload` writes it: the values of
 /// `finite` (a `DGEN4J_FINITE_*` code, 0 for none) made finite, `buf[0]` being byte `phase` of its
 /// element, compared in the fused compare's one pass (the kernels mask as they generate). When `crc`
@@ -345,12 +357,7 @@ pub unsafe extern "C" fn dgen4j_generator_verify_payload(
         if mismatch.is_null() {
             return Err(Error::invalid("mismatch is NULL"));
         }
-        let kind = finite::Finite::of_code(finite)
-            .map_err(|c| Error::invalid(format!("finite {c} is not a DGEN4J_FINITE_* code (0 to 4)")))?;
-        let size = kind.map_or(1, finite::Finite::size);
-        if phase as usize >= size {
-            return Err(Error::invalid(format!("phase {phase} is not below the element size {size}")));
-        }
+        let kind = payload_kind(finite, phase)?;
         gen.spec().check_range(offset, len)?;
         let Ok(n) = usize::try_from(len) else {
             return Err(Error::invalid(format!("len {len} does not fit in the address space")));
@@ -396,12 +403,7 @@ pub unsafe extern "C" fn dgen4j_generator_fill_payload(
         let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
             return Err(Error::invalid("gen is NULL"));
         };
-        let kind = finite::Finite::of_code(finite)
-            .map_err(|c| Error::invalid(format!("finite {c} is not a DGEN4J_FINITE_* code (0 to 4)")))?;
-        let size = kind.map_or(1, finite::Finite::size);
-        if phase as usize >= size {
-            return Err(Error::invalid(format!("phase {phase} is not below the element size {size}")));
-        }
+        let kind = payload_kind(finite, phase)?;
         gen.spec().check_range(offset, len)?;
         let Ok(n) = usize::try_from(len) else {
             return Err(Error::invalid(format!("len {len} does not fit in the address space")));

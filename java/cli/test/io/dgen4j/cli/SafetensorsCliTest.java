@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dgen4j.format.Layout;
 import io.dgen4j.format.TensorList;
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.json.JsonReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -208,6 +210,16 @@ class SafetensorsCliTest {
         CliTest.Result s = CliTest.run("save", out + "/", "--format", "safetensors", "--model", config.toString(),
                 "--max-shard-size", "6000B", "--seed", "21", "--json");
         assertEquals(0, s.code(), s.err());
+        // each shard's row: the phases of its save, from start-up to commit, adding up to its seconds
+        Map<?, ?> saved = (Map<?, ?>) JsonReader.parse(s.out().getBytes(StandardCharsets.UTF_8));
+        for (Object o : (List<?>) saved.get("shards")) {
+            Map<?, ?> row = (Map<?, ?>) o;
+            Map<?, ?> phases = (Map<?, ?>) row.get("phases");
+            assertEquals(List.of("startUp", "open", "firstChunk", "io", "generationStall", "drain", "commit"),
+                    List.copyOf(phases.keySet()), row.toString());
+            double sum = phases.values().stream().mapToDouble(v -> ((Number) v).doubleValue()).sum();
+            assertEquals(((Number) row.get("seconds")).doubleValue(), sum, 0.001 * phases.size(), row.toString());
+        }
         // the embedding (6400 bytes) is larger than a shard: it has one of its own; lm_head too
         String idx = Files.readString(out.resolve("model.safetensors.index.json"));
         assertTrue(idx.startsWith("{\n  \"metadata\": {\n    \"total_size\": ") && idx.endsWith("}\n")

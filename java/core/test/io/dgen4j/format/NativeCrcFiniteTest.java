@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.dgen4j.ffi.dgen4j_h;
 import io.dgen4j.gen.DataSpec;
+import io.dgen4j.gen.Generator;
 import io.dgen4j.gen.JavaGenerator;
 import io.dgen4j.gen.NativeGenerator;
 import io.dgen4j.nativelib.NativeLibrary;
@@ -122,24 +123,7 @@ class NativeCrcFiniteTest {
         Random r = new Random(5);
         try (Arena arena = Arena.ofConfined(); NativeGenerator nat = new NativeGenerator(spec, 3);
              JavaGenerator twin = new JavaGenerator(spec, 1)) {
-            LayoutChecker.Stream java = new LayoutChecker.Stream() {
-                @Override
-                public long firstMismatch(MemorySegment data, long streamOffset) {
-                    return twin.firstMismatch(data, streamOffset);
-                }
-
-                @Override
-                public byte at(long streamOffset) {
-                    MemorySegment one = MemorySegment.ofArray(new byte[1]);
-                    twin.fill(one, streamOffset);
-                    return one.get(ValueLayout.JAVA_BYTE, 0);
-                }
-
-                @Override
-                public void fill(MemorySegment dst, long streamOffset) {
-                    twin.fill(dst, streamOffset);
-                }
-            };
+            LayoutChecker.Stream java = streamOf(twin);
             MemorySegment buf = arena.allocate(spec.size() + 64, 64);
             DType[] types = {DType.FLOAT16, DType.BFLOAT16, DType.FLOAT32, DType.FLOAT64};
             for (int n = 0; n < 40; n++) {
@@ -224,24 +208,7 @@ class NativeCrcFiniteTest {
             }
 
             // the checker accepts the file and finds a flipped payload byte, with the masked byte expected
-            LayoutChecker.Stream stream = new LayoutChecker.Stream() {
-                @Override
-                public long firstMismatch(MemorySegment data, long streamOffset) {
-                    return nat.firstMismatch(data, streamOffset);
-                }
-
-                @Override
-                public byte at(long streamOffset) {
-                    MemorySegment one = MemorySegment.ofArray(new byte[1]);
-                    twin.fill(one, streamOffset);
-                    return one.get(ValueLayout.JAVA_BYTE, 0);
-                }
-
-                @Override
-                public void fill(MemorySegment dst, long streamOffset) {
-                    nat.fill(dst, streamOffset);
-                }
-            };
+            LayoutChecker.Stream stream = streamOf(nat);
             LayoutChecker ok = layout.checker();
             assertNull(ok.compare(a, 0, stream));
             assertNull(ok.crcMismatch());
@@ -284,5 +251,27 @@ class NativeCrcFiniteTest {
         Finite.apply(DType.INT32, MemorySegment.ofArray(i), 0);
         assertArrayEquals(ones, i);
         assertThrows(IllegalArgumentException.class, () -> Finite.apply(DType.FLOAT64, MemorySegment.ofArray(ones), 8));
+    }
+
+    /** The checker's view of {@code gen}: it compares, fills and gives single bytes. */
+    private static LayoutChecker.Stream streamOf(Generator gen) {
+        return new LayoutChecker.Stream() {
+            @Override
+            public long firstMismatch(MemorySegment data, long streamOffset) {
+                return gen.firstMismatch(data, streamOffset);
+            }
+
+            @Override
+            public byte at(long streamOffset) {
+                MemorySegment one = MemorySegment.ofArray(new byte[1]);
+                gen.fill(one, streamOffset);
+                return one.get(ValueLayout.JAVA_BYTE, 0);
+            }
+
+            @Override
+            public void fill(MemorySegment dst, long streamOffset) {
+                gen.fill(dst, streamOffset);
+            }
+        };
     }
 }

@@ -72,6 +72,18 @@ public record S3Timeouts(Duration connect, Duration firstByte, Duration idle, Du
     }
 
     /**
+     * How long, once a CompleteMultipartUpload has had no answer, a save still waits for the store to
+     * finish assembling an object of {@code objectBytes} (the upload leaving the store's list): four times
+     * {@link #read} plus 1 s per 64 MiB, at most {@link #MAX}. S3 sends spaces while it assembles;
+     * s3proxy and stores like it copy every part first and send nothing, so on a busy machine a
+     * 3 GiB object outlasts the 10 s read timer without any fault.
+     */
+    public Duration assembly(long objectBytes) {
+        Duration d = read().multipliedBy(4).plusMillis(Math.max(0, objectBytes) / ((64L << 20) / 1000));
+        return d.compareTo(MAX) > 0 ? MAX : d;
+    }
+
+    /**
      * {@code base} with the items of {@code spec} over it: comma-separated {@code name=value}, names
      * {@code connect}, {@code first-byte}, {@code idle} and {@code retry}, values a whole number with
      * {@code ms}, {@code s} (the default) or {@code m}.

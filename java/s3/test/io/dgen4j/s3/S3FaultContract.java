@@ -161,6 +161,20 @@ public abstract class S3FaultContract {
                 .within(Duration.ofSeconds(20)).fails("CompleteMultipartUpload", "InvalidPart");
     }
 
+    /**
+     * A store that assembles the object before it answers the completion and says nothing meanwhile
+     * (s3proxy copies every part): no answer within the read timer, nor to the retries, yet the upload
+     * leaves the list within {@link S3Timeouts#assembly} and the object is the one sent.
+     */
+    @Test
+    protected void aCompleteAnsweredOnlyAfterTheStoreAssembledTheObjectFindsItSaved() throws Exception {
+        // every Complete reaches s3proxy 3 s late: after the 2 s read timer gave up on it (a timed-out
+        // request is not sent to the same gateway again; the CRT's own second try waits as long), before
+        // the wait for the assembly ends (4 x 2 s + 0.3 s after that)
+        save(p -> p.inject(Match.completeUpload(), Fault.delayRequest(Duration.ofSeconds(3)), 1, FaultProxy.EVERY))
+                .settings(S3FaultContract::shortWaits).within(Duration.ofSeconds(30)).completes();
+    }
+
     @Test
     protected void aPartDelayedASecondCompletes() throws Exception {
         save(p -> p.inject(Match.uploadPart(2), Fault.delayResponse(Duration.ofSeconds(1)))).completes();

@@ -338,6 +338,7 @@ public final class MultipartWriter implements StorageWriter {
     public void commit() throws IOException {
         synchronized (lock) {
             checkOpen();
+            boolean checked = false;
             if (plan.parts() == 0) {
                 requests.call("PutObject", x -> 0, t -> t.putObject(where, userMetadata, MemorySegment.NULL));
             } else {
@@ -347,10 +348,12 @@ public final class MultipartWriter implements StorageWriter {
                             etags.size(), plan.parts()));
                 }
                 List<S3Transport.UploadedPart> parts = List.copyOf(etags.values());
-                complete(parts);
+                checked = complete(parts);
             }
             state = State.COMMITTED;
-            check();
+            if (!checked) {
+                check();
+            }
         }
     }
 
@@ -359,9 +362,13 @@ public final class MultipartWriter implements StorageWriter {
      * longer listed is a success when the object now in place has the size and manifest sent (the
      * manifest fixes every byte): an attempt completed the upload and its answer was lost, and the
      * retry (ours on another endpoint, or the client library's own) met NoSuchUpload or InvalidPart.
-     * Any other object there is not ours: the save fails saying so and leaves it alone.
+     * Any other object there is not ours: the save fails saying so and leaves it alone. After a
+     * timeout the upload is given time to leave the list first ({@link #uploadGone}), and the
+     * object is checked through any endpoint that answers (the one that timed out is marked down).
+     *
+     * @return whether the object in place was checked already (the completion's answer was lost)
      */
-    private void complete(List<S3Transport.UploadedPart> parts) throws IOException {
+    private boolean complete(List<S3Transport.UploadedPart> parts) throws IOException {
         String objectCrc = crc32c ? Crc32c.base64(objectCrc()) : null;
         String reported = null;
         try {
@@ -372,10 +379,10 @@ public final class MultipartWriter implements StorageWriter {
         } catch (IOException e) {
             String problem;
             try {
-                if (listed()) {
+                if (!uploadGone(e)) {
                     throw e;
                 }
-                problem = mismatch(requests.call("HeadObject after CompleteMultipartUpload", x -> 0,
+                problem = mismatch(requests.callAny("HeadObject after CompleteMultipartUpload",
                         t -> t.headObject(where)));
             } catch (IOException x) {
                 if (x != e) {
@@ -389,10 +396,52 @@ public final class MultipartWriter implements StorageWriter {
             }
             LOG.info("CompleteMultipartUpload of {} failed, but the upload is gone and the object in place is the one "
                     + "sent: completed ({})", where, e.getMessage());
+            return true;
         }
         String problem = crc32c ? crcProblem(reported, "the completion's answer") : null;
         if (problem != null) {
             deleteFailed(problem);
+        }
+        return false;
+    }
+
+    /**
+     * Whether the upload left the store's list after its CompleteMultipartUpload failed with
+     * {@code e}. When that was a timeout the store may still be assembling the object (copying the
+     * parts, answering nothing meanwhile): the list is read every second, and a busy store's
+     * failure to answer tolerated, for {@link io.dgen4j.s3.S3Timeouts#assembly} of the object.
+     */
+    private boolean uploadGone(IOException e) throws IOException {
+        if (!io.dgen4j.s3.spi.S3Errors.isTimeout(e)) {
+            return !listed();
+        }
+        java.time.Duration wait = pool.settings().timeouts().assembly(plan.objectSize());
+        long deadline = System.nanoTime() + wait.toNanos();
+        LOG.info("CompleteMultipartUpload of {} got no answer ({}): waiting up to {} s for the store to assemble "
+                + "{} bytes", where, e.getMessage(), wait.toSeconds(), plan.objectSize());
+        while (true) {
+            try {
+                if (!listed()) {
+                    return true;
+                }
+            } catch (InterruptedIOException x) {
+                throw x;
+            } catch (IOException x) {
+                if (System.nanoTime() >= deadline) {
+                    throw x;
+                }
+                LOG.debug("ListMultipartUploads of {} while the store assembles it: {}", where, x.getMessage());
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.SECONDS.toNanos(1)));
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while " + where + " was being assembled");
+            }
         }
     }
 
