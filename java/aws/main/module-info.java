@@ -21,6 +21,7 @@ module io.dgen4j.aws {
     requires software.amazon.awssdk.retries.api; // the SDK's retries are turned off (AwsClients)
     requires org.reactivestreams;
     requires io.netty.transport; // WideBodyChannel: the SDK's channels with a wider HTTP codec
+    requires io.netty.common; // AwsClients: shuts its event loops down
     requires io.netty.codec.http;
 
     exports io.dgen4j.aws;

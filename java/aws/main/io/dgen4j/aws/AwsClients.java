@@ -4,8 +4,10 @@ import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.S3Timeouts;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.TrustManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +20,7 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.DelegatingS3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 
@@ -31,6 +34,14 @@ import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
  */
 final class AwsClients {
     private static final Logger LOG = LoggerFactory.getLogger(AwsClients.class);
+
+    /**
+     * How long a closing client's event loops wait for late tasks (a listener the closed pools add) before
+     * they stop: the SDK's own is 2 s, paid by every close.
+     */
+    private static final long QUIET_MILLIS = 100;
+    /** How long a closing client's event loops may take to finish their queued tasks (the SDK's own figure). */
+    private static final long SHUTDOWN_TIMEOUT_SECONDS = 15;
 
     private AwsClients() {}
 
@@ -51,6 +62,8 @@ final class AwsClients {
     private static S3AsyncClient build(Key k, TrustManager[] trust) {
         S3Settings s = k.settings();
         S3Timeouts t = s.timeouts();
+        // our own event loops, shut down with a short quiet period when the client closes (OwnLoops)
+        SdkEventLoopGroup loops = SdkEventLoopGroup.builder().channelFactory(WideBodyChannel::new).build();
         NettyNioAsyncHttpClient.Builder http = NettyNioAsyncHttpClient.builder()
                 .maxConcurrency(k.maxConcurrency())
                 .maxPendingConnectionAcquires(10_000)
@@ -62,7 +75,7 @@ final class AwsClients {
                 .connectionAcquisitionTimeout(Duration.ofSeconds(60))
                 // response bodies in wide pieces (WideBodyChannel), each what one socket read got,
                 // and reads of up to a piece: fewer, larger pieces for the SDK to copy and publish
-                .eventLoopGroupBuilder(SdkEventLoopGroup.builder().channelFactory(WideBodyChannel::new))
+                .eventLoopGroup(loops)
                 .putChannelOption(ChannelOption.RCVBUF_ALLOCATOR,
                         new AdaptiveRecvByteBufAllocator(64 << 10, 64 << 10, WideBodyChannel.BODY_PIECE));
         if (trust != null) {
@@ -95,6 +108,42 @@ final class AwsClients {
         s.endpoint().ifPresent(b::endpointOverride);
         k.options().customizer().accept(b);
         LOG.debug("new S3 client: {}, {} connections", s, k.maxConcurrency());
-        return b.build();
+        S3AsyncClient client;
+        try {
+            client = b.build();
+        } catch (RuntimeException | Error e) {
+            loops.eventLoopGroup().shutdownGracefully(QUIET_MILLIS, SHUTDOWN_TIMEOUT_SECONDS * 1000,
+                    TimeUnit.MILLISECONDS);
+            throw e;
+        }
+        return new OwnLoops(client, loops.eventLoopGroup());
+    }
+
+    /**
+     * A client that shuts its event loops down when it closes. The SDK shuts down loops it made with a
+     * 2 s quiet period (a wait for late tasks), which every close paid: a CLI run's exit, each save's
+     * end. Once the client is closed its pools are closed and little submits to the loops any more,
+     * so they stop after {@value #QUIET_MILLIS} ms with no task (tasks already queued still run: the
+     * channels' closes among them).
+     */
+    private static final class OwnLoops extends DelegatingS3AsyncClient {
+        private final EventLoopGroup loops;
+
+        OwnLoops(S3AsyncClient client, EventLoopGroup loops) {
+            super(client);
+            this.loops = loops;
+        }
+
+        @Override
+        public void close() {
+            try {
+                super.close();
+            } finally {
+                if (!loops.shutdownGracefully(QUIET_MILLIS, SHUTDOWN_TIMEOUT_SECONDS * 1000, TimeUnit.MILLISECONDS)
+                        .awaitUninterruptibly(SHUTDOWN_TIMEOUT_SECONDS + 1, TimeUnit.SECONDS)) {
+                    LOG.warn("the S3 client's event loops did not stop within {} s", SHUTDOWN_TIMEOUT_SECONDS);
+                }
+            }
+        }
     }
 }
