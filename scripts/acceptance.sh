@@ -3,7 +3,8 @@
 # for byte, from the native core at 1 and 2 threads, from the pure-Java twin, and on stdout; and a
 # checkpoint saved in pure-Java mode verified by the native core; every command's --json output
 # (bench's too; quickstart's part 2 and backends against a local s3proxy; endpoints against dead
-# endpoints) parsed as one JSON document; --version; a DLIO workload's plan and the tiny config's checkpoint run.
+# endpoints) parsed as one JSON document; --version; a DLIO workload's plan and the tiny config's checkpoint run;
+# a safetensors file against an independent parser, and a LLaMA directory's forward pass in torch.
 # Usage: acceptance.sh JAVA_HOME CLI_JAR WORKDIR BENCH_TARGET
 # (CLI_JAR: java/cli/target/dgen4j-cli-<version>-all.jar; BENCH_TARGET: java/bench/target, with
 # classes/ and bench.classpath; java/it's pom runs it in the verify phase)
@@ -141,6 +142,30 @@ else
   failed=$((failed+1)); echo "acceptance: safetensors check failed: $(tail -n 3 "$work/st/check.out" 2>&1)" >&2
 fi
 rm -rf "$work/st"
+# A forward pass in real torch (scripts/forward-llama.py: transformers' LLaMA computation, its own reading
+# of the shards) of a small LLaMA saved as safetensors: --finite (the default) gives finite logits, and the
+# same model saved with --no-finite does not (the check can fail). torch: Debian's python3-torch.
+mkdir -p "$work/fw"
+torch_py=""
+for p in /usr/bin/python3 python3; do
+  if "$p" -c 'import torch' >/dev/null 2>&1; then torch_py="$p"; break; fi
+done
+if [ -z "$torch_py" ]; then
+  echo "acceptance: skipped: the forward pass needs torch (apt-get install python3-torch)"
+else
+  printf '%s\n' '{"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4,' \
+    ' "num_key_value_heads": 2, "vocab_size": 512, "torch_dtype": "bfloat16", "model_type": "llama"}' > "$work/fw/config.json"
+  if run -jar "$jar" save "$work/fw/finite/" --format safetensors --model "$work/fw/config.json" --seed 5 >/dev/null 2>&1 \
+     && run -jar "$jar" save "$work/fw/raw/" --format safetensors --model "$work/fw/config.json" --seed 5 --no-finite >/dev/null 2>&1 \
+     && "$torch_py" "$root/scripts/forward-llama.py" "$work/fw/finite" >"$work/fw/finite.out" 2>&1 \
+     && ! "$torch_py" "$root/scripts/forward-llama.py" "$work/fw/raw" >"$work/fw/raw.out" 2>&1 \
+     && grep -q "not finite" "$work/fw/raw.out"; then
+    passed=$((passed+1)); sed 's/^/acceptance: /' "$work/fw/finite.out"
+  else
+    failed=$((failed+1)); echo "acceptance: forward pass check failed: $(tail -n 2 "$work/fw/finite.out" "$work/fw/raw.out" 2>&1)" >&2
+  fi
+fi
+rm -rf "$work/fw"
 # --version prints the pom's version (the jar is named after it).
 want="dgen4j $(basename "$jar" | sed -n 's/^dgen4j-cli-\(.*\)-all\.jar$/\1/p')"
 got="$(run -jar "$jar" --version)"
