@@ -90,9 +90,9 @@ class BackendsCliTest {
             oneIsBest |= ratio == 1.0;
             assertTrue(((Number) row.get("cpuRatioToBest")).doubleValue() >= 1.0, row.toString());
             assertTrue(((Number) row.get("cpuSecondsPerGiB")).doubleValue() > 0, row.toString());
-            // a first save of the same size ran before the measured one, its CPU measured apart
+            // a first save of the same size ran before the measured one, its CPU measured apart (the two may be
+            // equal: CPU time comes in 10 ms ticks, and an 11 MiB save takes a few of them)
             assertTrue(((Number) row.get("firstSaveCpuSecondsPerGiB")).doubleValue() > 0, row.toString());
-            assertTrue(!row.get("firstSaveCpuSecondsPerGiB").equals(row.get("cpuSecondsPerGiB")), row.toString());
             assertTrue(((Number) row.get("saveMBps")).doubleValue() > 0, row.toString());
             assertTrue(((Number) row.get("peakRssBytes")).longValue() > 0, row.toString());
             @SuppressWarnings("unchecked")
