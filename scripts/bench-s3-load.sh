@@ -12,6 +12,8 @@
 # (then AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and BUCKET name the store).
 # Usage: scripts/bench-s3-load.sh [sizeMiB=1024] [chunkMiB=32] [readers=4] [rounds=3] [clients="aws crt minio boto3"]
 # Extra load options (e.g. --verify) go in LOAD_OPTS; results are kept in $OUT (default: a temp file).
+# A client NAME-before runs backend NAME through another build's launcher, BEFORE=/path/to/dgen4j
+# (e.g. a worktree of the previous commit, built): before and after side by side in one run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/find-jdk.sh
@@ -67,8 +69,12 @@ for r in $(seq 1 "$rounds"); do
       /usr/bin/time -f '%U %S %M' -o "$tmp/time" python3 "$tmp/boto3_load.py" "$bucket" "$key" $((chunk << 20)) \
         "$readers" > "$tmp/out.json" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
     else
+      launcher="$here/dgen4j" backend="$c"
+      case "$c" in *-before)
+        launcher="${BEFORE:?a client named *-before needs BEFORE=/path/to/another/dgen4j}" backend="${c%-before}" ;;
+      esac
       # shellcheck disable=SC2086
-      /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$here/dgen4j" load "s3://$bucket/$key" --backend "$c" \
+      /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$launcher" load "s3://$bucket/$key" --backend "$backend" \
         --chunk "${chunk}MiB" --readers "$readers" --buffers "$readers" ${LOAD_OPTS:-} --json \
         > "$tmp/out.json" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
     fi

@@ -14,6 +14,7 @@ module io.dgen4j.aws {
     requires software.amazon.awssdk.regions;
     requires software.amazon.awssdk.http;
     requires software.amazon.awssdk.http.nio.netty;
+    requires software.amazon.awssdk.http.apache; // ranged GETs (AwsRangedGets)
     requires software.amazon.awssdk.utils;
     requires software.amazon.awssdk.awscore;
     requires software.amazon.awssdk.endpoints;

@@ -17,12 +17,16 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.apache.ProxyConfiguration;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.DelegatingS3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Builds the SDK's async client for one endpoint (Netty, dgen4j's timeouts and checksum mode, the options' hooks).
@@ -81,10 +85,51 @@ final class AwsClients {
         if (trust != null) {
             http.tlsTrustManagersProvider(() -> trust);
         }
+        S3AsyncClientBuilder b = common(S3AsyncClient.builder().httpClientBuilder(http), k);
+        k.options().customizer().accept(b);
+        LOG.debug("new S3 client: {}, {} connections", s, k.maxConcurrency());
+        S3AsyncClient client;
+        try {
+            client = b.build();
+        } catch (RuntimeException | Error e) {
+            loops.eventLoopGroup().shutdownGracefully(QUIET_MILLIS, SHUTDOWN_TIMEOUT_SECONDS * 1000,
+                    TimeUnit.MILLISECONDS);
+            throw e;
+        }
+        return new OwnLoops(client, loops.eventLoopGroup());
+    }
+
+    /**
+     * The sync client (Apache's HTTP client) that serves the ranged GETs of the endpoint of {@code
+     * settings}, built with the same settings and overrides as the async client (not its customizer,
+     * which is for the async builder: {@link AwsTransportFactory} keeps GETs on the async client when
+     * the options have one). Apache's socket timeout is the read timeout (no byte for that long); no
+     * proxy from the environment, as the async client uses none.
+     *
+     * @throws IOException when the CA bundle cannot be read
+     */
+    static S3Client buildSync(S3Settings settings, AwsOptions options, int maxConcurrency) throws IOException {
+        TrustManager[] trust = io.dgen4j.s3.internal.CaBundles.trustManager(settings).map(t -> new TrustManager[] {t})
+                .orElse(null);
+        S3Timeouts t = settings.timeouts();
+        ApacheHttpClient.Builder http = ApacheHttpClient.builder()
+                .maxConnections(maxConcurrency)
+                .connectionTimeout(t.connect())
+                .socketTimeout(t.read())
+                .connectionAcquisitionTimeout(Duration.ofSeconds(60))
+                .proxyConfiguration(ProxyConfiguration.builder().useSystemPropertyValues(false)
+                        .useEnvironmentVariableValues(false).build());
+        if (trust != null) {
+            http.tlsTrustManagersProvider(() -> trust);
+        }
+        return common(S3Client.builder().httpClientBuilder(http), new Key(settings, options, maxConcurrency)).build();
+    }
+
+    /** What the async and the sync clients share: region, addressing, checksums, timeouts and retries, credentials, endpoint. */
+    private static <B extends S3BaseClientBuilder<B, ?>> B common(B b, Key k) {
+        S3Settings s = k.settings();
         boolean full = s.checksumMode() == S3Settings.ChecksumMode.FULL;
-        S3AsyncClientBuilder b = S3AsyncClient.builder()
-                .httpClientBuilder(http)
-                .region(Region.of(s.region()))
+        b.region(Region.of(s.region()))
                 .forcePathStyle(s.pathStyle())
                 // SDK 2.30+ adds CRC32 trailers to every upload by default, which many S3-compatible
                 // stores refuse: only when an operation requires one, unless asked for
@@ -106,17 +151,7 @@ final class AwsClients {
             b.credentialsProvider(StaticCredentialsProvider.create(creds));
         }
         s.endpoint().ifPresent(b::endpointOverride);
-        k.options().customizer().accept(b);
-        LOG.debug("new S3 client: {}, {} connections", s, k.maxConcurrency());
-        S3AsyncClient client;
-        try {
-            client = b.build();
-        } catch (RuntimeException | Error e) {
-            loops.eventLoopGroup().shutdownGracefully(QUIET_MILLIS, SHUTDOWN_TIMEOUT_SECONDS * 1000,
-                    TimeUnit.MILLISECONDS);
-            throw e;
-        }
-        return new OwnLoops(client, loops.eventLoopGroup());
+        return b;
     }
 
     /**

@@ -13,6 +13,10 @@ import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
  * {@code customizer} would replace it. Clients are cached per settings and options: pass the same
  * options object to reuse a client.
  *
+ * <p>Ranged GETs go through a second, sync SDK client (Apache's HTTP client: half the CPU per GiB
+ * of the async client's) built with the same settings and {@code overrides}; options with a {@code
+ * customizer} keep them on the async client, which is the one the customizer edits.
+ *
  * {@snippet :
  * StorageOptions o = StorageOptions.empty().with(settings)
  *         .with(AwsOptions.overriding(c -> c.addExecutionInterceptor(myInterceptor)));
@@ -23,7 +27,9 @@ import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
  */
 public record AwsOptions(Consumer<S3AsyncClientBuilder> customizer,
                          Consumer<ClientOverrideConfiguration.Builder> overrides) {
-    private static final AwsOptions DEFAULTS = new AwsOptions(b -> { }, c -> { });
+    /** The customizer of options that have none. */
+    private static final Consumer<S3AsyncClientBuilder> NO_CUSTOMIZER = b -> { };
+    private static final AwsOptions DEFAULTS = new AwsOptions(NO_CUSTOMIZER, c -> { });
 
     /** Checks both hooks are set. */
     public AwsOptions {
@@ -43,6 +49,14 @@ public record AwsOptions(Consumer<S3AsyncClientBuilder> customizer,
 
     /** Options that apply {@code overrides} to the client's override configuration. */
     public static AwsOptions overriding(Consumer<ClientOverrideConfiguration.Builder> overrides) {
-        return new AwsOptions(b -> { }, overrides);
+        return new AwsOptions(NO_CUSTOMIZER, overrides);
+    }
+
+    /**
+     * Whether these options customize the async client's builder: then the ranged GETs go through that
+     * client too (else through a sync client with the same settings and overrides, see AwsRangedGets).
+     */
+    boolean customizesBuilder() {
+        return customizer != NO_CUSTOMIZER;
     }
 }

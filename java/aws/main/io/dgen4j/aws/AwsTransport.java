@@ -41,7 +41,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 /**
  * The S3 calls of the {@code aws} backend on one endpoint, through the AWS SDK v2's async client
  * (Netty): parts sent straight from the caller's segments ({@code fromRemainingByteBufferUnsafe}
- * on a {@code ByteBuffer} view: no copy), GET bodies streamed into the caller's segment. The driver
+ * on a {@code ByteBuffer} view: no copy), ranged GETs through {@link AwsRangedGets} (a sync client's
+ * bodies copied once into the caller's segment) or, when the options customize the async client,
+ * streamed by it into the caller's segment. The driver
  * ({@code io.dgen4j.s3}) does the rest.
  *
  * <p>In {@link S3Settings.ChecksumMode#CRC32C} mode the checksums are request members that the SDK
@@ -65,10 +67,16 @@ final class AwsTransport implements S3Transport {
     private final S3Settings settings;
     private final String endpoint;
     private final boolean crc32c;
+    /** The ranged GETs' sync client, or null: the async client's. */
+    private final AwsRangedGets gets;
+    /** What closes with this transport beside the async client: its own GETs' client, or null. */
+    private final AwsRangedGets.Shared ownGets;
     private volatile boolean checkConnect = true;
 
-    AwsTransport(S3AsyncClient client, S3Settings settings) {
+    AwsTransport(S3AsyncClient client, S3Settings settings, AwsRangedGets gets, AwsRangedGets.Shared ownGets) {
         this.client = client;
+        this.gets = gets;
+        this.ownGets = ownGets;
         this.settings = settings;
         this.endpoint = settings.endpointDescription();
         this.crc32c = settings.checksumMode() == S3Settings.ChecksumMode.CRC32C;
@@ -243,6 +251,9 @@ final class AwsTransport implements S3Transport {
         long len = dst.byteSize();
         String range = "bytes=" + offset + "-" + (offset + len - 1);
         GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
+        if (gets != null) {
+            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint));
+        }
         if (etag != null) {
             req.ifMatch(etag);
         }
@@ -477,6 +488,12 @@ final class AwsTransport implements S3Transport {
 
     @Override
     public void close() {
-        client.close();
+        try {
+            client.close();
+        } finally {
+            if (ownGets != null) {
+                ownGets.close();
+            }
+        }
     }
 }

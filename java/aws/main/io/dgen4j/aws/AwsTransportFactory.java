@@ -37,7 +37,18 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
      */
     @Override
     public S3Transport open(S3Settings settings) throws IOException {
-        return new AwsTransport(AwsClients.build(settings, options, maxConnections), settings);
+        S3AsyncClient client = AwsClients.build(settings, options, maxConnections);
+        AwsRangedGets.Shared gets = rangedGets(settings);
+        return new AwsTransport(client, settings, gets == null ? null : gets.own(), gets);
+    }
+
+    /**
+     * The sync client of the ranged GETs (made on the first GET), unless the options customize the
+     * async client: then it serves them.
+     */
+    private AwsRangedGets.Shared rangedGets(S3Settings settings) {
+        return options.customizesBuilder() ? null
+                : new AwsRangedGets.Shared(() -> AwsClients.buildSync(settings, options, maxConnections));
     }
 
     /**
@@ -51,17 +62,22 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
     public Group group(S3Settings settings) throws IOException {
         S3Settings first = settings.perEndpoint().getFirst();
         S3AsyncClient shared = AwsClients.build(first, options, maxConnections);
+        AwsRangedGets.Shared gets = rangedGets(first);
         return new Group() {
             @Override
             public S3Transport open(S3Settings one) {
                 // the first endpoint is the client's own: its requests need no routing
                 boolean own = one.endpoint().equals(first.endpoint());
-                return new AwsTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), one);
+                return new AwsTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), one,
+                        gets == null ? null : own ? gets.own() : gets.to(one.endpoint().orElseThrow()), null);
             }
 
             @Override
             public void close() {
                 shared.close();
+                if (gets != null) {
+                    gets.close();
+                }
             }
         };
     }

@@ -33,9 +33,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.core.ClientType;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
@@ -121,6 +124,43 @@ class AwsBackendTest extends S3BackendFailuresContract {
                 .save(target("misaligned.bin"), 30 * MIB));
         assertTrue(e.getMessage().contains("chunks of 12 MiB do not fill whole parts of 8 MiB"), e.getMessage());
         assertNull(raw.head(S3.bucket(), "misaligned.bin"));
+    }
+
+    /**
+     * Ranged GETs go through the sync client (Apache's), whose bodies land in the pool's segments with
+     * one copy; options that customize the async client's builder keep them on that client, and both
+     * load every byte.
+     */
+    @Test
+    void rangedGetsGoThroughTheSyncClientUnlessTheAsyncBuilderIsCustomized() throws IOException {
+        String key = "gets/17MiB.bin";
+        long size = 17 * MIB + 3;
+        checkpoint().save(target(key), size);
+        Map<ClientType, AtomicInteger> gets = new java.util.concurrent.ConcurrentHashMap<>();
+        ExecutionInterceptor count = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof GetObjectRequest) {
+                    gets.computeIfAbsent(attributes.getAttribute(SdkExecutionAttribute.CLIENT_TYPE),
+                            t -> new AtomicInteger()).incrementAndGet();
+                }
+            }
+        };
+        LoadResult sync = checkpoint(S3.settings(), AwsOptions.overriding(o -> o.addExecutionInterceptor(count)))
+                .load(target(key), true);
+        SEEN.add(sync.toString());
+        assertEquals(size, sync.totalBytes());
+        assertTrue(sync.verified());
+        // 5 MiB chunks: 4 ranged GETs, each through the sync client
+        assertEquals(Map.of(ClientType.SYNC, 4), Map.copyOf(gets.entrySet().stream().collect(
+                java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().get()))), gets.toString());
+        gets.clear();
+        LoadResult async = checkpoint(S3.settings(), new AwsOptions(b -> { }, o -> o.addExecutionInterceptor(count)))
+                .load(target(key), true);
+        assertEquals(size, async.totalBytes());
+        assertTrue(async.verified());
+        assertEquals(Map.of(ClientType.ASYNC, 4), Map.copyOf(gets.entrySet().stream().collect(
+                java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().get()))), gets.toString());
     }
 
     @Test

@@ -103,8 +103,11 @@ public final class Main implements Callable<Integer> {
                 setIfAbsent("org.slf4j.simpleLogger.log." + logger, "error");
             }
         }
-        // OkHttp logs through java.util.logging (e.g. "A connection to ... was leaked")
-        OKHTTP_LOG.setLevel(verbose ? java.util.logging.Level.WARNING : java.util.logging.Level.OFF);
+        // OkHttp logs through java.util.logging (e.g. "A connection to ... was leaked"), and so does
+        // Apache's HTTP client (the aws backend's GETs) through commons-logging, which finds no other log
+        for (java.util.logging.Logger l : JUL_LOGS) {
+            l.setLevel(verbose ? java.util.logging.Level.WARNING : java.util.logging.Level.OFF);
+        }
     }
 
     /**
@@ -118,7 +121,8 @@ public final class Main implements Callable<Integer> {
             "io.dgen4j.s3.internal.S3Endpoints", "io.dgen4j.minio.MinioClients");
 
     /** Held: java.util.logging forgets the level of a logger nothing references. */
-    private static final java.util.logging.Logger OKHTTP_LOG = java.util.logging.Logger.getLogger("okhttp3");
+    private static final List<java.util.logging.Logger> JUL_LOGS = List.of(
+            java.util.logging.Logger.getLogger("okhttp3"), java.util.logging.Logger.getLogger("org.apache.http"));
 
     private static void setIfAbsent(String property, String value) {
         if (System.getProperty(property) == null) {

@@ -1,0 +1,240 @@
+package io.dgen4j.aws;
+
+import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.spi.S3Transport;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.URI;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+
+/**
+ * The {@code aws} backend's ranged GETs: the SDK's sync client (Apache's HTTP client) on threads of
+ * their own, each body read from the socket into a per-thread buffer of {@value #READ_PIECE} bytes
+ * and copied into the caller's segment. The async client on Netty copies every body piece into a
+ * new heap buffer and hands it through a chain of subscribers before the caller sees it: a 1 GiB
+ * load took ~2.3 CPU s on its event loops where this takes about half (docs/PERFORMANCE.md).
+ *
+ * <p>A GET whose future completes (its cancel included) aborts its connection if the body is not
+ * read to its end, and writes no byte into the segment after that.
+ */
+final class AwsRangedGets {
+    /** The most one socket read takes, and the size of each reader thread's buffer. */
+    static final int READ_PIECE = 256 << 10;
+
+    private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[READ_PIECE]);
+
+    private final Shared shared;
+    /** Where this view's GETs go instead of the client's endpoint, or null. */
+    private final URI endpoint;
+    /** The endpoint provider that sends them there, made on the first GET. */
+    private S3EndpointProvider route;
+
+    private AwsRangedGets(Shared shared, URI endpoint) {
+        this.shared = shared;
+        this.endpoint = endpoint;
+    }
+
+    /** What makes the sync client: the settings' CA bundle may not be readable. */
+    @FunctionalInterface
+    interface ClientMaker {
+        S3Client make() throws IOException;
+    }
+
+    /**
+     * The sync client and the reader threads that one endpoint set shares; closing it closes both.
+     * The client is made on the first GET (a save makes none: Apache's client costs ~0.2 s of class
+     * loading). Threads are made as GETs need them (as many as are in flight, which the driver bounds)
+     * and end after 30 s idle.
+     */
+    static final class Shared implements AutoCloseable {
+        private static final AtomicInteger CLIENTS = new AtomicInteger();
+
+        private final ClientMaker maker;
+        private final ExecutorService threads;
+        private S3Client client;
+        private boolean closed;
+
+        Shared(ClientMaker maker) {
+            this.maker = maker;
+            int id = CLIENTS.incrementAndGet();
+            AtomicInteger n = new AtomicInteger();
+            this.threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                    r -> {
+                        Thread t = new Thread(r, "dgen4j-aws-get-" + id + "-" + n.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    });
+        }
+
+        /** The client, made now if this is the first GET. */
+        synchronized S3Client client() throws IOException {
+            if (closed) {
+                throw new IllegalStateException("the S3 client is closed");
+            }
+            if (client == null) {
+                client = maker.make();
+            }
+            return client;
+        }
+
+        /** GETs sent where the client sends them. */
+        AwsRangedGets own() {
+            return new AwsRangedGets(this, null);
+        }
+
+        /** GETs sent to {@code endpoint} ({@code http(s)://host[:port]}) instead. */
+        AwsRangedGets to(URI endpoint) {
+            return new AwsRangedGets(this, endpoint);
+        }
+
+        @Override
+        public void close() {
+            S3Client c;
+            synchronized (this) {
+                closed = true;
+                c = client;
+            }
+            threads.shutdownNow();
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    /**
+     * An endpoint provider per request that resolves as the client's would, with this view's endpoint
+     * (as {@link io.dgen4j.s3.internal.RoutedClient} does for the async client); null for the client's own.
+     */
+    private synchronized S3EndpointProvider route(S3Client client) {
+        if (endpoint != null && route == null) {
+            S3EndpointProvider base = client.serviceClientConfiguration().endpointProvider()
+                    .filter(S3EndpointProvider.class::isInstance).map(S3EndpointProvider.class::cast)
+                    .orElseGet(S3EndpointProvider::defaultProvider);
+            String url = endpoint.toString();
+            route = p -> base.resolveEndpoint(p.toBuilder().endpoint(url).build());
+        }
+        return route;
+    }
+
+    /**
+     * A GET of {@code dst.byteSize()} bytes at {@code offset} into {@code dst}, with {@code If-Match:
+     * etag} when it is not null; completes with the bytes stored, or with the SDK's or the socket's
+     * failure as it is (the transport classifies it).
+     */
+    CompletableFuture<Long> get(S3Location where, long offset, MemorySegment dst, String etag, String endpoint) {
+        long len = dst.byteSize();
+        String range = "bytes=" + offset + "-" + (offset + len - 1);
+        GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
+        if (etag != null) {
+            req.ifMatch(etag);
+        }
+        Call call = new Call(dst);
+        CompletableFuture<Long> out = new CompletableFuture<>();
+        try {
+            shared.threads.execute(() -> {
+                try {
+                    S3Client client = shared.client();
+                    S3EndpointProvider to = route(client);
+                    if (to != null) {
+                        req.overrideConfiguration(AwsRequestOverrideConfiguration.builder().endpointProvider(to).build());
+                    }
+                    out.complete(call.run(client, req.build(), etag,
+                            got -> new S3Transport.ETagChanged("GetObject " + range, where, endpoint, etag, got)));
+                } catch (Throwable t) {
+                    out.completeExceptionally(t);
+                }
+            });
+        } catch (RuntimeException e) { // the client is closed
+            out.completeExceptionally(e);
+        }
+        // however it ends (a cancel included), nothing more lands in dst after this
+        out.whenComplete((n, e) -> call.close());
+        return out;
+    }
+
+    /** One GET: its open body, to abort, and whether the caller is done with it. */
+    private final class Call {
+        private final MemorySegment dst;
+        private ResponseInputStream<GetObjectResponse> body;
+        private boolean closed;
+        private boolean drained;
+
+        Call(MemorySegment dst) {
+            this.dst = dst;
+        }
+
+        long run(S3Client client, GetObjectRequest req, String etag,
+                 java.util.function.Function<String, RuntimeException> changed) throws IOException {
+            ResponseInputStream<GetObjectResponse> in = client.getObject(req);
+            synchronized (this) {
+                if (closed) {
+                    in.abort();
+                    throw new CancellationException("the GET was cancelled");
+                }
+                body = in;
+            }
+            boolean done = false;
+            try {
+                String got = in.response().eTag();
+                if (!S3Transport.sameETag(etag, got)) {
+                    throw changed.apply(got);
+                }
+                byte[] buf = BUFFER.get();
+                long len = dst.byteSize();
+                long pos = 0;
+                while (true) {
+                    // one byte more than is left: a body longer than the range asked for shows
+                    int n = in.read(buf, 0, (int) Math.min(buf.length, len - pos + 1));
+                    if (n < 0) {
+                        break;
+                    }
+                    if (n > len - pos) {
+                        throw new IOException("the server returned more bytes than asked for");
+                    }
+                    synchronized (this) {
+                        if (closed) {
+                            throw new CancellationException("the GET was cancelled");
+                        }
+                        MemorySegment.copy(buf, 0, dst, ValueLayout.JAVA_BYTE, pos, n);
+                    }
+                    pos += n;
+                }
+                synchronized (this) {
+                    drained = true;
+                }
+                in.close(); // read to its end: the connection goes back to the pool
+                done = true;
+                return pos;
+            } finally {
+                if (!done) {
+                    in.abort();
+                }
+            }
+        }
+
+        /** No byte lands in the segment after this; a body not read to its end is aborted (its connection closed). */
+        void close() {
+            ResponseInputStream<GetObjectResponse> open;
+            synchronized (this) {
+                closed = true;
+                open = drained ? null : body;
+            }
+            if (open != null) {
+                open.abort();
+            }
+        }
+    }
+}
