@@ -55,8 +55,21 @@ final class AwsClients {
      * @throws IOException when the CA bundle cannot be read
      */
     static S3AsyncClient build(S3Settings settings, AwsOptions options, int maxConcurrency) throws IOException {
-        TrustManager[] trust = io.dgen4j.s3.internal.CaBundles.trustManager(settings).map(t -> new TrustManager[] {t})
-                .orElse(null);
+        return build(settings, options, maxConcurrency, trust(settings));
+    }
+
+    /**
+     * The trust managers of the settings' CA bundle, or null for the JDK's: read when a transport is
+     * opened, so that an unreadable bundle fails before the first byte whichever client is made later.
+     *
+     * @throws IOException when the CA bundle cannot be read
+     */
+    static TrustManager[] trust(S3Settings settings) throws IOException {
+        return io.dgen4j.s3.internal.CaBundles.trustManager(settings).map(t -> new TrustManager[] {t}).orElse(null);
+    }
+
+    /** A client for the one endpoint of {@code settings} with {@code maxConcurrency} connections and these trust managers. */
+    static S3AsyncClient build(S3Settings settings, AwsOptions options, int maxConcurrency, TrustManager[] trust) {
         return build(new Key(settings, options, maxConcurrency), trust);
     }
 
@@ -100,17 +113,15 @@ final class AwsClients {
     }
 
     /**
-     * The sync client (Apache's HTTP client) that serves the ranged GETs of the endpoint of {@code
+     * The sync client (Apache's HTTP client) that serves the ranged GETs (and a load's HEAD) of the endpoint of {@code
      * settings}, built with the same settings and overrides as the async client (not its customizer,
      * which is for the async builder: {@link AwsTransportFactory} keeps GETs on the async client when
      * the options have one). Apache's socket timeout is the read timeout (no byte for that long); no
      * proxy from the environment, as the async client uses none.
      *
-     * @throws IOException when the CA bundle cannot be read
+     * @param trust the settings' trust managers ({@link #trust}), or null for the JDK's
      */
-    static S3Client buildSync(S3Settings settings, AwsOptions options, int maxConcurrency) throws IOException {
-        TrustManager[] trust = io.dgen4j.s3.internal.CaBundles.trustManager(settings).map(t -> new TrustManager[] {t})
-                .orElse(null);
+    static S3Client buildSync(S3Settings settings, AwsOptions options, int maxConcurrency, TrustManager[] trust) {
         S3Timeouts t = settings.timeouts();
         ApacheHttpClient.Builder http = ApacheHttpClient.builder()
                 .maxConnections(maxConcurrency)

@@ -13,9 +13,9 @@ import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
  * {@code customizer} would replace it. Clients are cached per settings and options: pass the same
  * options object to reuse a client.
  *
- * <p>Ranged GETs go through a second, sync SDK client (Apache's HTTP client: half the CPU per GiB
- * of the async client's) built with the same settings and {@code overrides}; options with a {@code
- * customizer} keep them on the async client, which is the one the customizer edits.
+ * <p>A load's HEAD and ranged GETs go through a second, sync SDK client (Apache's HTTP client: half
+ * the CPU per GiB of the async client's) built with the same settings and {@code overrides}; options
+ * with a {@code customizer} keep them on the async client, which is the one the customizer edits.
  *
  * {@snippet :
  * StorageOptions o = StorageOptions.empty().with(settings)
@@ -53,8 +53,8 @@ public record AwsOptions(Consumer<S3AsyncClientBuilder> customizer,
     }
 
     /**
-     * Whether these options customize the async client's builder: then the ranged GETs go through that
-     * client too (else through a sync client with the same settings and overrides, see AwsRangedGets).
+     * Whether these options customize the async client's builder: then a load's requests go through
+     * that client too (else through a sync client with the same settings and overrides, see AwsRangedGets).
      */
     boolean customizesBuilder() {
         return customizer != NO_CUSTOMIZER;

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.URI;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -18,11 +19,15 @@ import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * The {@code aws} backend's ranged GETs: the SDK's sync client (Apache's HTTP client) on threads of
- * their own, each body read from the socket into a per-thread buffer of {@value #READ_PIECE} bytes
+ * The {@code aws} backend's ranged GETs, and a load's HEAD: the SDK's sync client (Apache's HTTP
+ * client) on threads of their own, each body read from the socket into a per-thread buffer of {@value #READ_PIECE} bytes
  * and copied into the caller's segment. The async client on Netty copies every body piece into a
  * new heap buffer and hands it through a chain of subscribers before the caller sees it: a 1 GiB
  * load took ~2.3 CPU s on its event loops where this takes about half (docs/PERFORMANCE.md).
@@ -162,6 +167,44 @@ final class AwsRangedGets {
         }
         // however it ends (a cancel included), nothing more lands in dst after this
         out.whenComplete((n, e) -> call.close());
+        return out;
+    }
+
+    /**
+     * A HEAD of the object (a load's first request, so that a load makes no async client): its
+     * size, ETag, metadata and, when {@code crc32c}, its full-object CRC32C; empty when there is none
+     * (404); else the SDK's failure as it is.
+     */
+    CompletableFuture<Optional<S3Transport.ObjectHead>> head(S3Location where, boolean crc32c) {
+        CompletableFuture<Optional<S3Transport.ObjectHead>> out = new CompletableFuture<>();
+        try {
+            shared.threads.execute(() -> {
+                try {
+                    S3Client client = shared.client();
+                    S3EndpointProvider to = route(client);
+                    HeadObjectRequest.Builder req = HeadObjectRequest.builder().bucket(where.bucket()).key(where.key());
+                    if (crc32c) {
+                        req.checksumMode(ChecksumMode.ENABLED);
+                    }
+                    if (to != null) {
+                        req.overrideConfiguration(AwsRequestOverrideConfiguration.builder().endpointProvider(to).build());
+                    }
+                    HeadObjectResponse h = client.headObject(req.build());
+                    out.complete(Optional.of(new S3Transport.ObjectHead(h.contentLength(), h.eTag(), h.metadata(),
+                            h.checksumCRC32C())));
+                } catch (S3Exception e) {
+                    if (e.statusCode() == 404) {
+                        out.complete(Optional.empty());
+                    } else {
+                        out.completeExceptionally(e);
+                    }
+                } catch (Throwable t) {
+                    out.completeExceptionally(t);
+                }
+            });
+        } catch (RuntimeException e) { // the client is closed
+            out.completeExceptionally(e);
+        }
         return out;
     }
 

@@ -63,7 +63,12 @@ final class AwsTransport implements S3Transport {
      */
     static final int BODY_PIECE = 1 << 20;
 
-    private final S3AsyncClient client;
+    /** The async client (made on first use) that sends this endpoint's requests. */
+    private final Lazy<S3AsyncClient> client;
+    /** The set's async client: once made, a HEAD goes through it (a save's), else through the sync client (a load's). */
+    private final Lazy<S3AsyncClient> setClient;
+    /** Whether closing this transport closes {@link #client} (its own), or its group does. */
+    private final boolean closesClient;
     private final S3Settings settings;
     private final String endpoint;
     private final boolean crc32c;
@@ -73,8 +78,11 @@ final class AwsTransport implements S3Transport {
     private final AwsRangedGets.Shared ownGets;
     private volatile boolean checkConnect = true;
 
-    AwsTransport(S3AsyncClient client, S3Settings settings, AwsRangedGets gets, AwsRangedGets.Shared ownGets) {
+    AwsTransport(Lazy<S3AsyncClient> client, Lazy<S3AsyncClient> setClient, S3Settings settings, AwsRangedGets gets,
+                 AwsRangedGets.Shared ownGets, boolean closesClient) {
         this.client = client;
+        this.setClient = setClient;
+        this.closesClient = closesClient;
         this.gets = gets;
         this.ownGets = ownGets;
         this.settings = settings;
@@ -89,6 +97,12 @@ final class AwsTransport implements S3Transport {
 
     /** Starts {@code call} after the TCP check when one is due; notes an endpoint failure for the next check. */
     private <T> CompletableFuture<T> run(String operation, String object, Function<S3AsyncClient, CompletableFuture<T>> call) {
+        return run(operation, object, call, true);
+    }
+
+    /** {@link #run(String, String, Function)}, given the async client only when {@code async} (else null). */
+    private <T> CompletableFuture<T> run(String operation, String object, Function<S3AsyncClient, CompletableFuture<T>> call,
+                                         boolean async) {
         if (checkConnect) {
             try {
                 EndpointProbe.check(settings, operation + " of " + object);
@@ -97,7 +111,12 @@ final class AwsTransport implements S3Transport {
                 return CompletableFuture.failedFuture(e);
             }
         }
-        CompletableFuture<T> f = call.apply(client);
+        CompletableFuture<T> f;
+        try {
+            f = call.apply(async ? client.get() : null);
+        } catch (RuntimeException e) { // the SDK refused to build the client, or the request
+            return CompletableFuture.failedFuture(e);
+        }
         f.whenComplete((r, e) -> {
             if (e != null && classify(e) == FailureKind.ENDPOINT) {
                 checkConnect = true;
@@ -208,6 +227,11 @@ final class AwsTransport implements S3Transport {
 
     @Override
     public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
+        if (gets != null && !setClient.made()) {
+            // a load's first request: through the sync client that its GETs use, so that a load never
+            // makes the async one (Netty's event loops, arenas and classes)
+            return run("HeadObject", where.toString(), c -> gets.head(where, crc32c), false);
+        }
         return run("HeadObject", where.toString(), c -> c.headObject(b -> {
             b.bucket(where.bucket()).key(where.key());
             if (crc32c) {
@@ -252,7 +276,7 @@ final class AwsTransport implements S3Transport {
         String range = "bytes=" + offset + "-" + (offset + len - 1);
         GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
         if (gets != null) {
-            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint));
+            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint), false);
         }
         if (etag != null) {
             req.ifMatch(etag);
@@ -489,7 +513,10 @@ final class AwsTransport implements S3Transport {
     @Override
     public void close() {
         try {
-            client.close();
+            S3AsyncClient c = client.ifMade();
+            if (closesClient && c != null) {
+                c.close();
+            }
         } finally {
             if (ownGets != null) {
                 ownGets.close();

@@ -31,52 +31,65 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
     }
 
     /**
-     * A transport for the one endpoint of {@code settings}.
+     * A transport for the one endpoint of {@code settings}. Its clients are made on first use: the
+     * async one for the requests of a save, the sync one for a load's HEAD and ranged GETs.
      *
      * @throws IOException when the CA bundle cannot be read
      */
     @Override
     public S3Transport open(S3Settings settings) throws IOException {
-        S3AsyncClient client = AwsClients.build(settings, options, maxConnections);
-        AwsRangedGets.Shared gets = rangedGets(settings);
-        return new AwsTransport(client, settings, gets == null ? null : gets.own(), gets);
+        javax.net.ssl.TrustManager[] trust = AwsClients.trust(settings);
+        Lazy<S3AsyncClient> client = new Lazy<>(() -> AwsClients.build(settings, options, maxConnections, trust));
+        AwsRangedGets.Shared gets = syncClient(settings, trust);
+        return new AwsTransport(client, client, settings, gets == null ? null : gets.own(), gets, true);
     }
 
     /**
-     * The sync client of the ranged GETs (made on the first GET), unless the options customize the
-     * async client: then it serves them.
+     * The sync client of the ranged GETs and a load's HEAD (made on first use), unless the options
+     * customize the async client: then it serves them.
      */
-    private AwsRangedGets.Shared rangedGets(S3Settings settings) {
+    private AwsRangedGets.Shared syncClient(S3Settings settings, javax.net.ssl.TrustManager[] trust) {
         return options.customizesBuilder() ? null
-                : new AwsRangedGets.Shared(() -> AwsClients.buildSync(settings, options, maxConnections));
+                : new AwsRangedGets.Shared(() -> AwsClients.buildSync(settings, options, maxConnections, trust));
     }
 
     /**
-     * One SDK client for every endpoint of {@code settings}, built now for the first (its Netty HTTP
-     * client keeps {@code maxConnections} per endpoint), and each endpoint's transport a view of it
-     * that sends its requests to that endpoint ({@link RoutedClient}).
+     * One SDK async client for every endpoint of {@code settings}, made on first use for the first
+     * (its Netty HTTP client keeps {@code maxConnections} per endpoint), and each endpoint's transport
+     * a view of it that sends its requests to that endpoint ({@link RoutedClient}); the same for the
+     * sync client.
      *
      * @throws IOException when the CA bundle cannot be read
      */
     @Override
     public Group group(S3Settings settings) throws IOException {
         S3Settings first = settings.perEndpoint().getFirst();
-        S3AsyncClient shared = AwsClients.build(first, options, maxConnections);
-        AwsRangedGets.Shared gets = rangedGets(first);
+        javax.net.ssl.TrustManager[] trust = AwsClients.trust(first);
+        Lazy<S3AsyncClient> shared = new Lazy<>(() -> AwsClients.build(first, options, maxConnections, trust));
+        AwsRangedGets.Shared gets = syncClient(first, trust);
         return new Group() {
             @Override
             public S3Transport open(S3Settings one) {
                 // the first endpoint is the client's own: its requests need no routing
                 boolean own = one.endpoint().equals(first.endpoint());
-                return new AwsTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), one,
-                        gets == null ? null : own ? gets.own() : gets.to(one.endpoint().orElseThrow()), null);
+                Lazy<S3AsyncClient> view = own ? shared
+                        : new Lazy<>(() -> new RoutedClient(shared.get(), one.endpoint().orElseThrow()));
+                // the group closes the clients, not the views
+                return new AwsTransport(view, shared, one,
+                        gets == null ? null : own ? gets.own() : gets.to(one.endpoint().orElseThrow()), null, false);
             }
 
             @Override
             public void close() {
-                shared.close();
-                if (gets != null) {
-                    gets.close();
+                try {
+                    S3AsyncClient c = shared.ifMade();
+                    if (c != null) {
+                        c.close();
+                    }
+                } finally {
+                    if (gets != null) {
+                        gets.close();
+                    }
                 }
             }
         };
