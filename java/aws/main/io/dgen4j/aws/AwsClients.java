@@ -29,7 +29,8 @@ import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Builds the SDK's async client for one endpoint (Netty, dgen4j's timeouts and checksum mode, the options' hooks).
+ * Builds the SDK's clients for one endpoint, with dgen4j's timeouts and checksum mode and the options'
+ * hooks: the async one (Netty) and the sync one (Apache's HTTP client) that serves a load's requests.
  * The settings' {@link io.dgen4j.s3.S3Timeouts}: the connect timeout bounds TCP and TLS set-up;
  * Netty's read timeout (no byte read for that long once the request is written: the wait for the
  * answer and the gaps in its body) is the larger of first-byte and idle; its write timeout (one
@@ -68,7 +69,7 @@ final class AwsClients {
         return io.dgen4j.s3.internal.CaBundles.trustManager(settings).map(t -> new TrustManager[] {t}).orElse(null);
     }
 
-    /** A client for the one endpoint of {@code settings} with {@code maxConcurrency} connections and these trust managers. */
+    /** A client for the one endpoint of {@code settings}: {@code maxConcurrency} connections, these trust managers. */
     static S3AsyncClient build(S3Settings settings, AwsOptions options, int maxConcurrency, TrustManager[] trust) {
         return build(new Key(settings, options, maxConcurrency), trust);
     }
@@ -136,7 +137,7 @@ final class AwsClients {
         return common(S3Client.builder().httpClientBuilder(http), new Key(settings, options, maxConcurrency)).build();
     }
 
-    /** What the async and the sync clients share: region, addressing, checksums, timeouts and retries, credentials, endpoint. */
+    /** What both clients share: region, addressing, checksums, timeouts, retries, credentials, endpoint. */
     private static <B extends S3BaseClientBuilder<B, ?>> B common(B b, Key k) {
         S3Settings s = k.settings();
         boolean full = s.checksumMode() == S3Settings.ChecksumMode.FULL;

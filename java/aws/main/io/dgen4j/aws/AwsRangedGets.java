@@ -14,6 +14,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -27,8 +28,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * The {@code aws} backend's ranged GETs, and a load's HEAD: the SDK's sync client (Apache's HTTP
- * client) on threads of their own, each body read from the socket into a per-thread buffer of {@value #READ_PIECE} bytes
- * and copied into the caller's segment. The async client on Netty copies every body piece into a
+ * client) on threads of their own, each body read from the socket into a per-thread buffer of
+ * {@value #READ_PIECE} bytes and copied into the caller's segment. The async client on Netty copies every body piece into a
  * new heap buffer and hands it through a chain of subscribers before the caller sees it: a 1 GiB
  * load took ~2.3 CPU s on its event loops where this takes about half (docs/PERFORMANCE.md).
  *
@@ -44,35 +45,29 @@ final class AwsRangedGets {
     private final Shared shared;
     /** Where this view's GETs go instead of the client's endpoint, or null. */
     private final URI endpoint;
-    /** The endpoint provider that sends them there, made on the first GET. */
-    private S3EndpointProvider route;
+    /** The request configuration that sends them there, made on the first request; null for the client's own. */
+    private AwsRequestOverrideConfiguration route;
 
     private AwsRangedGets(Shared shared, URI endpoint) {
         this.shared = shared;
         this.endpoint = endpoint;
     }
 
-    /** What makes the sync client: the settings' CA bundle may not be readable. */
-    @FunctionalInterface
-    interface ClientMaker {
-        S3Client make() throws IOException;
-    }
-
     /**
      * The sync client and the reader threads that one endpoint set shares; closing it closes both.
-     * The client is made on the first GET (a save makes none: Apache's client costs ~0.2 s of class
+     * The client is made on the first request (a save makes none: Apache's client costs ~0.2 s of class
      * loading). Threads are made as GETs need them (as many as are in flight, which the driver bounds)
      * and end after 30 s idle.
      */
     static final class Shared implements AutoCloseable {
         private static final AtomicInteger CLIENTS = new AtomicInteger();
 
-        private final ClientMaker maker;
+        private final Supplier<S3Client> maker;
         private final ExecutorService threads;
         private S3Client client;
         private boolean closed;
 
-        Shared(ClientMaker maker) {
+        Shared(Supplier<S3Client> maker) {
             this.maker = maker;
             int id = CLIENTS.incrementAndGet();
             AtomicInteger n = new AtomicInteger();
@@ -84,13 +79,13 @@ final class AwsRangedGets {
                     });
         }
 
-        /** The client, made now if this is the first GET. */
-        synchronized S3Client client() throws IOException {
+        /** The client, made now if this is the first request. */
+        synchronized S3Client client() {
             if (closed) {
                 throw new IllegalStateException("the S3 client is closed");
             }
             if (client == null) {
-                client = maker.make();
+                client = maker.get();
             }
             return client;
         }
@@ -120,16 +115,18 @@ final class AwsRangedGets {
     }
 
     /**
-     * An endpoint provider per request that resolves as the client's would, with this view's endpoint
-     * (as {@link io.dgen4j.s3.internal.RoutedClient} does for the async client); null for the client's own.
+     * The request configuration of this view: none for the client's own endpoint, else an endpoint
+     * provider that resolves as the client's would, with this view's endpoint (as {@link
+     * io.dgen4j.s3.internal.RoutedClient} does for the async client). Made on the first request.
      */
-    private synchronized S3EndpointProvider route(S3Client client) {
+    private synchronized AwsRequestOverrideConfiguration route(S3Client client) {
         if (endpoint != null && route == null) {
             S3EndpointProvider base = client.serviceClientConfiguration().endpointProvider()
                     .filter(S3EndpointProvider.class::isInstance).map(S3EndpointProvider.class::cast)
                     .orElseGet(S3EndpointProvider::defaultProvider);
             String url = endpoint.toString();
-            route = p -> base.resolveEndpoint(p.toBuilder().endpoint(url).build());
+            S3EndpointProvider to = p -> base.resolveEndpoint(p.toBuilder().endpoint(url).build());
+            route = AwsRequestOverrideConfiguration.builder().endpointProvider(to).build();
         }
         return route;
     }
@@ -147,24 +144,9 @@ final class AwsRangedGets {
             req.ifMatch(etag);
         }
         Call call = new Call(dst);
-        CompletableFuture<Long> out = new CompletableFuture<>();
-        try {
-            shared.threads.execute(() -> {
-                try {
-                    S3Client client = shared.client();
-                    S3EndpointProvider to = route(client);
-                    if (to != null) {
-                        req.overrideConfiguration(AwsRequestOverrideConfiguration.builder().endpointProvider(to).build());
-                    }
-                    out.complete(call.run(client, req.build(), etag,
-                            got -> new S3Transport.ETagChanged("GetObject " + range, where, endpoint, etag, got)));
-                } catch (Throwable t) {
-                    out.completeExceptionally(t);
-                }
-            });
-        } catch (RuntimeException e) { // the client is closed
-            out.completeExceptionally(e);
-        }
+        CompletableFuture<Long> out = submit((client, config) -> call.run(client,
+                req.overrideConfiguration(config).build(), etag,
+                got -> new S3Transport.ETagChanged("GetObject " + range, where, endpoint, etag, got)));
         // however it ends (a cancel included), nothing more lands in dst after this
         out.whenComplete((n, e) -> call.close());
         return out;
@@ -176,28 +158,42 @@ final class AwsRangedGets {
      * (404); else the SDK's failure as it is.
      */
     CompletableFuture<Optional<S3Transport.ObjectHead>> head(S3Location where, boolean crc32c) {
-        CompletableFuture<Optional<S3Transport.ObjectHead>> out = new CompletableFuture<>();
+        return submit((client, config) -> {
+            HeadObjectRequest.Builder req = HeadObjectRequest.builder().bucket(where.bucket()).key(where.key())
+                    .overrideConfiguration(config);
+            if (crc32c) {
+                req.checksumMode(ChecksumMode.ENABLED);
+            }
+            try {
+                HeadObjectResponse h = client.headObject(req.build());
+                return Optional.of(new S3Transport.ObjectHead(h.contentLength(), h.eTag(), h.metadata(),
+                        h.checksumCRC32C()));
+            } catch (S3Exception e) {
+                if (e.statusCode() == 404) {
+                    return Optional.empty();
+                }
+                throw e;
+            }
+        });
+    }
+
+    /** A request of the sync client, given the client and this view's request configuration. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(S3Client client, AwsRequestOverrideConfiguration config) throws IOException;
+    }
+
+    /**
+     * Runs {@code work} on one of the set's threads (the client made first if need be); completes with
+     * its result or its failure as it is (the transport classifies it).
+     */
+    private <T> CompletableFuture<T> submit(Work<T> work) {
+        CompletableFuture<T> out = new CompletableFuture<>();
         try {
             shared.threads.execute(() -> {
                 try {
                     S3Client client = shared.client();
-                    S3EndpointProvider to = route(client);
-                    HeadObjectRequest.Builder req = HeadObjectRequest.builder().bucket(where.bucket()).key(where.key());
-                    if (crc32c) {
-                        req.checksumMode(ChecksumMode.ENABLED);
-                    }
-                    if (to != null) {
-                        req.overrideConfiguration(AwsRequestOverrideConfiguration.builder().endpointProvider(to).build());
-                    }
-                    HeadObjectResponse h = client.headObject(req.build());
-                    out.complete(Optional.of(new S3Transport.ObjectHead(h.contentLength(), h.eTag(), h.metadata(),
-                            h.checksumCRC32C())));
-                } catch (S3Exception e) {
-                    if (e.statusCode() == 404) {
-                        out.complete(Optional.empty());
-                    } else {
-                        out.completeExceptionally(e);
-                    }
+                    out.complete(work.run(client, route(client)));
                 } catch (Throwable t) {
                     out.completeExceptionally(t);
                 }

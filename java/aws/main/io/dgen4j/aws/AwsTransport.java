@@ -65,7 +65,7 @@ final class AwsTransport implements S3Transport {
 
     /** The async client (made on first use) that sends this endpoint's requests. */
     private final Lazy<S3AsyncClient> client;
-    /** The set's async client: once made, a HEAD goes through it (a save's), else through the sync client (a load's). */
+    /** The set's async client: once made, a HEAD goes through it (a save's), else through the sync one (a load's). */
     private final Lazy<S3AsyncClient> setClient;
     /** Whether closing this transport closes {@link #client} (its own), or its group does. */
     private final boolean closesClient;
@@ -101,8 +101,8 @@ final class AwsTransport implements S3Transport {
     }
 
     /** {@link #run(String, String, Function)}, given the async client only when {@code async} (else null). */
-    private <T> CompletableFuture<T> run(String operation, String object, Function<S3AsyncClient, CompletableFuture<T>> call,
-                                         boolean async) {
+    private <T> CompletableFuture<T> run(String operation, String object,
+                                         Function<S3AsyncClient, CompletableFuture<T>> call, boolean async) {
         if (checkConnect) {
             try {
                 EndpointProbe.check(settings, operation + " of " + object);
@@ -274,10 +274,11 @@ final class AwsTransport implements S3Transport {
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
         long len = dst.byteSize();
         String range = "bytes=" + offset + "-" + (offset + len - 1);
-        GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
         if (gets != null) {
-            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint), false);
+            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint),
+                    false);
         }
+        GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
         if (etag != null) {
             req.ifMatch(etag);
         }

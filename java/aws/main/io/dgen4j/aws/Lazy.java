@@ -14,13 +14,6 @@ final class Lazy<T> implements Supplier<T> {
         this.maker = maker;
     }
 
-    /** A value made already. */
-    static <T> Lazy<T> of(T value) {
-        Lazy<T> l = new Lazy<>(() -> value);
-        l.value = value;
-        return l;
-    }
-
     @Override
     public T get() {
         T v = value;
