@@ -23,6 +23,7 @@ module io.dgen4j.aws {
     requires org.reactivestreams;
     requires io.netty.transport; // WideBodyChannel: the SDK's channels with a wider HTTP codec
     requires io.netty.common; // AwsClients: shuts its event loops down
+    requires io.netty.buffer; // AwsClients: the unpooled allocator
     requires io.netty.codec.http;
 
     exports io.dgen4j.aws;

@@ -40,7 +40,8 @@ class ThousandEndpointsCliTest {
     private static final long SIZE = 32L << 20;
     /** The launcher's JVM options (see the {@code dgen4j} script): the heap is the bound under test. */
     private static final List<String> LAUNCHER_JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-XX:CompileThresholdScaling=8", "-Xms8m", "-Xmx96m", "-XX:-UsePerfData",
+            "-XX:CompileThresholdScaling=8", "-XX:MetaspaceSize=64m", "-XX:+UnlockDiagnosticVMOptions",
+            "-XX:-BytecodeVerificationRemote", "-Xms8m", "-Xmx96m", "-XX:-UsePerfData",
             "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow");
     /** What the 1,000 endpoints may add to the start-up: 2 s, and a margin for 2 CPUs shared with other work. */
     private static final Duration STARTUP_BOUND = Duration.ofSeconds(2);
