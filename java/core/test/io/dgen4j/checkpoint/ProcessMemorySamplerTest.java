@@ -38,6 +38,33 @@ class ProcessMemorySamplerTest {
         }
     }
 
+    /**
+     * The sampler reads statm again and again through one open file: each reading is the kernel's
+     * line of that moment (memory touched after the first reading shows in a later one), not the
+     * first reading repeated.
+     */
+    @Test
+    void theSamplersReadingsThroughOneOpenFileFollowTouchedMemory() throws Exception {
+        try (ProcessMemory.Sampler s = new ProcessMemory.Sampler(2, () -> 0);
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (s.samples().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            long first = s.samples().getFirst().rssBytes();
+            java.lang.foreign.MemorySegment m = arena.allocate(64L << 20, 4096);
+            m.fill((byte) 1);
+            long touched = ProcessMemory.rss();
+            int seen = s.samples().size();
+            while (s.samples().size() < seen + 3 && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            long last = s.samples().getLast().rssBytes();
+            assertTrue(last - first > (48L << 20), "64 MiB touched: the sampler read " + first + " then " + last);
+            assertTrue(Math.abs(last - touched) < (8L << 20), "sampler " + last + " vs rss() " + touched);
+        }
+    }
+
     private static long vmRss() throws java.io.IOException {
         for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
             if (line.startsWith("VmRSS:")) {
