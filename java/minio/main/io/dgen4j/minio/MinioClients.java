@@ -6,6 +6,7 @@ import io.minio.MinioAsyncClient;
 import io.minio.credentials.StaticProvider;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -38,7 +39,14 @@ final class MinioClients {
     private static final Logger LOG = LoggerFactory.getLogger(MinioClients.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
+    /** How often {@link WatchdogPacer} wakes okio's watchdog, at most. */
+    private static final Duration PACER_PERIOD = Duration.ofSeconds(1);
+
     private MinioClients() {}
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
 
     /** What a client is made from. */
     private record Key(S3Settings settings, MinioOptions options, int maxConcurrency) {}
@@ -48,15 +56,14 @@ final class MinioClients {
      *
      * @param ownsHttp whether the OkHttp client is this client's alone (else an endpoint set's, closed by it)
      */
-    record Entry(MinioAsyncClient client, OkHttpClient http, ExecutorService executor, boolean ownsHttp)
-            implements AutoCloseable {
+    record Entry(MinioAsyncClient client, Shared http, boolean ownsHttp) implements AutoCloseable {
         /** Closes the client and, when they are its own, cancels its calls, drops its connections and stops its threads. */
         @Override
         public void close() {
             try {
                 client.close();
                 if (ownsHttp) {
-                    closeHttp(http, executor);
+                    http.close();
                 }
             } catch (Exception ex) {
                 LOG.warn("closing a MinIO client failed: {}", ex.toString());
@@ -64,28 +71,29 @@ final class MinioClients {
         }
     }
 
-    /** One OkHttp client shared by the MinIO clients of an endpoint set, and its threads. */
-    record Shared(OkHttpClient http, ExecutorService executor) implements AutoCloseable {
+    /**
+     * One OkHttp client shared by the MinIO clients of an endpoint set, its threads, and the pacer
+     * that keeps its socket writes from waking okio's watchdog ({@link WatchdogPacer}).
+     */
+    record Shared(OkHttpClient http, ExecutorService executor, WatchdogPacer pacer) implements AutoCloseable {
         /** A MinIO client for the one endpoint of {@code one} over the shared OkHttp client. */
         Entry client(S3Settings one) {
-            return new Entry(minio(one, http), http, executor, false);
+            return new Entry(minio(one, http), this, false);
         }
 
-        /** Cancels every call, drops the connections and stops the threads. */
+        /** Cancels every call, drops the connections and stops the threads and the pacer. */
         @Override
         public void close() {
             try {
-                closeHttp(http, executor);
+                http.dispatcher().cancelAll();
+                http.connectionPool().evictAll();
+                executor.shutdown();
             } catch (Exception ex) {
                 LOG.warn("closing a MinIO HTTP client failed: {}", ex.toString());
+            } finally {
+                pacer.close();
             }
         }
-    }
-
-    private static void closeHttp(OkHttpClient http, ExecutorService executor) {
-        http.dispatcher().cancelAll();
-        http.connectionPool().evictAll();
-        executor.shutdown();
     }
 
     /** Connections for {@code requests} in flight: a few more for HEADs and aborts, a power of two, at least 16. */
@@ -101,7 +109,7 @@ final class MinioClients {
      */
     static Entry open(S3Settings settings, MinioOptions options, int maxConcurrency) throws IOException {
         Shared http = share(settings, options, maxConcurrency, 1);
-        return new Entry(minio(settings, http.http()), http.http(), http.executor(), true);
+        return new Entry(minio(settings, http.http()), http, true);
     }
 
     /**
@@ -149,7 +157,10 @@ final class MinioClients {
         k.options().http().accept(http);
         LOG.debug("new OkHttp client for MinIO: {}, {} connections per endpoint, {} endpoint(s)", s,
                 k.maxConcurrency(), endpoints);
-        return new Shared(http.build(), executor);
+        // under the write timeout (okio times a write out at its own deadline either way), at most a
+        // wake-up a second
+        Duration period = t.idle().isZero() ? PACER_PERIOD : min(PACER_PERIOD, t.idle().dividedBy(2));
+        return new Shared(http.build(), executor, new WatchdogPacer(period));
     }
 
     /** A MinIO client for the one endpoint of {@code s} over {@code okhttp} (which it does not close). */

@@ -334,7 +334,7 @@ public final class MinioTransport implements S3Transport {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        }, entry.executor()).exceptionally(e -> {
+        }, entry.http().executor()).exceptionally(e -> {
             Throwable t = MinioErrors.unwrap(e);
             throw new CompletionException(t instanceof UncheckedIOException u ? u.getCause() : t);
         });
