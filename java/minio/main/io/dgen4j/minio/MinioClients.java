@@ -145,6 +145,11 @@ final class MinioClients {
                 .writeTimeout(t.idle())
                 .protocols(Arrays.asList(Protocol.HTTP_1_1));
         s.apiCallTimeout().ifPresent(http::callTimeout);
+        if (s.endpoint().map(u -> "http".equalsIgnoreCase(u.getScheme())).orElse(false)) {
+            // okio's 8 KiB writes gathered into 256 KiB system calls (over TLS the records are
+            // flushed one by one, so https keeps the default sockets)
+            http.socketFactory(new CoalescingSocketFactory());
+        }
         if (trust != null) {
             try {
                 SSLContext ctx = SSLContext.getInstance("TLS");
