@@ -107,6 +107,13 @@ int32_t dgen4j_generator_fill_payload(dgen4j_generator *gen, uint64_t offset, ui
                                       uint64_t len, uint32_t finite, uint32_t phase,
                                       uint32_t *crc);
 
+/* dgen4j_generator_fill, then *crc (the CRC-32C of what came before, 0 to start; Castagnoli's,
+ * S3's x-amz-checksum-crc32c, not zip's CRC-32) continued over the bytes written. The generator's
+ * threads fill and sum each cache-sized block in one pass, and their pieces' CRCs are combined.
+ * crc must not be NULL. */
+int32_t dgen4j_generator_fill_crc32c(dgen4j_generator *gen, uint64_t offset, uint8_t *buf,
+                                     uint64_t len, uint32_t *crc);
+
 /* The CRC-32 (zip's) of buf[0, len) continued from crc (0 to start), like zlib's crc32:
  * carry-less multiply folding where the CPU has PCLMULQDQ (four 512-bit lanes at a time with
  * AVX-512 VPCLMULQDQ), else tables. */

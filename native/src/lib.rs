@@ -11,6 +11,7 @@
 
 pub mod cpu;
 pub mod crc32;
+pub mod crc32c;
 pub mod direct_io;
 pub mod error;
 pub mod finite;
@@ -424,6 +425,50 @@ pub unsafe extern "C" fn dgen4j_generator_fill_payload(
             // SAFETY: `crc` is non-null and, by the contract, valid for a u32 write.
             unsafe { crc.write(sum) };
         }
+        Ok(())
+    })
+}
+
+/// `dgen4j_generator_fill`, and `*crc` (the CRC-32C of what came before, 0 to start) continued
+/// over the bytes written: S3's part checksum, each cache-sized block summed right after it is
+/// generated, on the generator's threads.
+///
+/// # Safety
+/// As `dgen4j_generator_fill`; `crc` must be valid for a read and a write of one u32.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_generator_fill_crc32c(
+    gen: *mut dgen4j_generator,
+    offset: u64,
+    buf: *mut u8,
+    len: u64,
+    crc: *mut u32,
+) -> i32 {
+    guarded(|| {
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator; fills only
+        // take a shared reference (the pool serialises them internally).
+        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
+            return Err(Error::invalid("gen is NULL"));
+        };
+        if crc.is_null() {
+            return Err(Error::invalid("crc is NULL"));
+        }
+        gen.spec().check_range(offset, len)?;
+        let Ok(n) = usize::try_from(len) else {
+            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
+        };
+        // SAFETY: `crc` is non-null and, by the contract, valid for a u32 read.
+        let before = unsafe { crc.read() };
+        let sum = if n == 0 {
+            before
+        } else if buf.is_null() {
+            return Err(Error::invalid(format!("buf is NULL but len is {len}")));
+        } else {
+            // SAFETY: `buf` is non-null and, by the contract, valid and exclusive for `len` bytes.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(buf, n) };
+            crc32c::combine(before, gen.fill_crc32c(offset, bytes)?, len)
+        };
+        // SAFETY: as above, valid for a u32 write.
+        unsafe { crc.write(sum) };
         Ok(())
     })
 }

@@ -28,7 +28,7 @@ use crate::error::{Error, ErrorKind};
 use crate::layout::{self, Spec};
 use crate::numa::{self, Mode, Plan};
 use crate::simd;
-use crate::{crc32, finite::Finite};
+use crate::{crc32, crc32c, finite::Finite};
 
 /// Most threads a pool may have.
 pub const MAX_THREADS: usize = 4096;
@@ -89,9 +89,18 @@ enum Op {
     /// a cache-sized block at a time right after its compare (they are only read).
     VerifyPayload { finite: Option<Finite>, phase0: usize, crc: bool },
     /// Write the stream bytes, make the values of `finite` finite (`phase`: the byte of its
-    /// element that the job's first byte is) and, with `crc`, compute each piece's CRC-32,
+    /// element that the job's first byte is) and, with `sum`, compute each piece's checksum,
     /// a cache-sized block at a time while it is still in cache.
-    Payload { finite: Option<Finite>, phase: usize, crc: bool },
+    Payload { finite: Option<Finite>, phase: usize, sum: Option<Sum> },
+}
+
+/// The checksum a payload fill computes as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sum {
+    /// CRC-32 (IEEE: zip's, gzip's).
+    Crc32,
+    /// CRC-32C (Castagnoli: S3's `x-amz-checksum-crc32c`).
+    Crc32c,
 }
 
 /// A parallel job: the `len` bytes at `ptr` receive (fill) or are compared with (verify)
@@ -143,12 +152,12 @@ impl Job {
     unsafe fn run_piece(&self, spec: &Spec, k: usize, mismatch: &mut Option<u64>, crc: &mut u32) -> Result<(), Error> {
         let (offset, ptr, len) = self.piece(k);
         match self.op {
-            Op::Payload { finite, phase, crc: with_crc } => {
+            Op::Payload { finite, phase, sum } => {
                 // SAFETY: as for Op::Fill: a disjoint piece of the job's exclusive buffer.
                 let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
                 let size = finite.map_or(1, Finite::size);
                 let phase = (phase + (offset - self.offset) as usize % size) % size;
-                *crc = payload_piece(spec, offset, bytes, finite, phase, with_crc)?;
+                *crc = payload_piece(spec, offset, bytes, finite, phase, sum)?;
                 Ok(())
             }
             Op::Fill { nt } => {
@@ -369,16 +378,32 @@ impl Pool {
         if finite.is_none() && !crc {
             return self.fill(offset, buf).map(|()| 0);
         }
+        self.payload(offset, buf, finite, phase, crc.then_some(Sum::Crc32))
+    }
+
+    /// Writes stream bytes `[offset, offset + buf.len())` into `buf` like [`Pool::fill`] and
+    /// returns their CRC-32C (S3's part checksum), each piece summed a cache-sized block at a
+    /// time right after it is generated, the pieces' CRCs combined in order: no second pass
+    /// over the buffer from memory.
+    pub fn fill_crc32c(&self, offset: u64, buf: &mut [u8]) -> Result<u32, Error> {
+        self.spec.check_range(offset, buf.len() as u64)?;
+        self.payload(offset, buf, None, 0, Some(Sum::Crc32c))
+    }
+
+    /// A payload fill of the checked range on the workers (or this thread for a small one); the
+    /// pieces' sums combined in order by `sum`'s rule (0 without a sum).
+    fn payload(&self, offset: u64, buf: &mut [u8], finite: Option<Finite>, phase: usize, sum: Option<Sum>) -> Result<u32, Error> {
         if self.workers.is_empty() || buf.len() < MIN_PARALLEL_FILL {
-            return payload_piece(&self.spec, offset, buf, finite, phase, crc);
+            return payload_piece(&self.spec, offset, buf, finite, phase, sum);
         }
-        let op = Op::Payload { finite, phase, crc };
+        let op = Op::Payload { finite, phase, sum };
         let len = buf.len();
         let crcs = self.run_collect(buf.as_mut_ptr(), offset, len, op)?.1;
         let job = Job { ptr: buf.as_mut_ptr(), offset, len, pieces: crcs.len(), node: None, op };
+        let combine = if sum == Some(Sum::Crc32c) { crc32c::combine } else { crc32::combine };
         Ok(crcs.iter().enumerate().fold(0, |whole, (k, &c)| {
             let (start, end) = (job.boundary(k), job.boundary(k + 1));
-            crc32::combine(whole, c, end - start)
+            combine(whole, c, end - start)
         }))
     }
 
@@ -567,7 +592,7 @@ fn payload_piece(
     buf: &mut [u8],
     finite: Option<Finite>,
     phase: usize,
-    with_crc: bool,
+    sum: Option<Sum>,
 ) -> Result<u32, Error> {
     #[cfg(test)]
     if spec.seed() == PANIC_SEED && offset == 1 << 20 {
@@ -593,8 +618,10 @@ fn payload_piece(
         let pos = offset + at as u64;
         let block = &mut buf[at..at + n];
         layout::fill_with(spec, pos, block, level, false)?;
-        if with_crc {
-            crc = crc32::update(crc, block);
+        match sum {
+            Some(Sum::Crc32) => crc = crc32::update(crc, block),
+            Some(Sum::Crc32c) => crc = crc32c::update(crc, block),
+            None => {}
         }
         at += n;
     }

@@ -340,6 +340,36 @@ fn verify_payload_of_finite_values_through_the_abi() {
     }
 }
 
+/// S3's part checksum as the generator fills: the stream's bytes, their CRC-32C (the known
+/// value of the bytes, continued across calls), and the errors of a bad call.
+#[test]
+fn fill_with_crc32c_through_the_abi() {
+    let size = 5u64 << 20;
+    for threads in [1u32, 3] {
+        let (rc, gen) = new_gen(13, size, 4096, 2.0, 1.5, threads);
+        assert_eq!(rc, DGEN4J_OK);
+        let mut plain = vec![0u8; size as usize];
+        let mut got = vec![0u8; size as usize];
+        // SAFETY: the generator is live, the buffers hold the lengths passed, `crc` is writable.
+        unsafe {
+            assert_eq!(dgen4j_generator_fill(gen, 0, plain.as_mut_ptr(), size), DGEN4J_OK);
+            let mut crc = 0u32;
+            assert_eq!(dgen4j_generator_fill_crc32c(gen, 0, got.as_mut_ptr(), 3_000_001, &mut crc), DGEN4J_OK);
+            let rest = size - 3_000_001;
+            let tail = got.as_mut_ptr().add(3_000_001);
+            assert_eq!(dgen4j_generator_fill_crc32c(gen, 3_000_001, tail, rest, &mut crc), DGEN4J_OK);
+            assert!(got == plain, "threads {threads}");
+            assert_eq!(crc, dgen4j::crc32c::update_table(0, &plain), "threads {threads}");
+            let mut empty = 7u32;
+            assert_eq!(dgen4j_generator_fill_crc32c(gen, 0, got.as_mut_ptr(), 0, &mut empty), DGEN4J_OK);
+            assert_eq!(empty, 7, "nothing filled, nothing summed");
+            assert_eq!(dgen4j_generator_fill_crc32c(gen, 0, got.as_mut_ptr(), 8, ptr::null_mut()), DGEN4J_ERR_INVALID_ARGUMENT);
+            assert_eq!(dgen4j_generator_fill_crc32c(gen, size - 4, got.as_mut_ptr(), 8, &mut crc), DGEN4J_ERR_OUT_OF_RANGE);
+            dgen4j_generator_free(gen);
+        }
+    }
+}
+
 #[test]
 fn payload_fill_and_crc_through_the_abi() {
     let size = 3u64 << 20;

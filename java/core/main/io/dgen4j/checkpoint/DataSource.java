@@ -86,6 +86,16 @@ public enum DataSource {
         /** "native", "java" or "jdk-random". */
         String implementation();
 
+        /**
+         * Fills {@code dst} like {@link #fill} and returns the CRC-32C of each {@code piece}-long
+         * piece of it (the last may be shorter), for a writer that sends part checksums
+         * ({@link io.dgen4j.storage.StorageWriter#crc32cPiece()}); null when this filler does not
+         * sum as it fills (the writer then sums the bytes itself).
+         */
+        default int[] fillCrc32c(MemorySegment dst, long offset, long piece) {
+            return null;
+        }
+
         /** This filler as the source of a layout's payloads (where the native core fills, masks and sums in one pass). */
         default LayoutWriter.Source payloads() {
             return this::fill;
@@ -99,6 +109,17 @@ public enum DataSource {
         @Override
         public void fill(MemorySegment dst, long offset) {
             gen.fill(dst, offset);
+        }
+
+        /** Each piece filled and summed in one pass by the generator. */
+        @Override
+        public int[] fillCrc32c(MemorySegment dst, long offset, long piece) {
+            int[] crcs = new int[(int) ((dst.byteSize() + piece - 1) / piece)];
+            for (int k = 0; k < crcs.length; k++) {
+                long at = k * piece;
+                crcs[k] = gen.fillCrc32c(dst.asSlice(at, Math.min(piece, dst.byteSize() - at)), offset + at);
+            }
+            return crcs;
         }
 
         @Override

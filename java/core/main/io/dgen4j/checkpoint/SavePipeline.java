@@ -24,13 +24,14 @@ final class SavePipeline implements SaveRun {
     /** How long to wait for a writer stuck in a system call after a failure before giving up on it. */
     private static final long WRITER_EXIT_MS = 120_000;
 
-    private record Chunk(MemorySegment buffer, long offset, long length) {}
+    /** A filled buffer; {@code crc32cs}: its pieces' CRC-32C for the writer, or null. */
+    private record Chunk(MemorySegment buffer, long offset, long length, int[] crc32cs) {}
 
     /**
      * Queued once per writer after the producer's last chunk: a writer waiting in its poll stops at
      * once instead of at the end of the poll (which cost up to {@value #POLL_MS} ms per save).
      */
-    private static final Chunk END = new Chunk(null, -1, 0);
+    private static final Chunk END = new Chunk(null, -1, 0, null);
 
     private final BufferPool pool;
     private final long total;
@@ -127,7 +128,7 @@ final class SavePipeline implements SaveRun {
         }
         boolean interrupted = false;
         try {
-            produce(filler);
+            produce(filler, writer.crc32cPiece());
         } catch (InterruptedException e) {
             interrupted = true;
             fail(new InterruptedIOException(String.format("save to %s interrupted after %d bytes", writer.description(),
@@ -150,7 +151,8 @@ final class SavePipeline implements SaveRun {
         CheckpointException.rethrow(failure.get());
     }
 
-    private void produce(DataSource.Filler filler) throws InterruptedException {
+    /** Fills the chunks in order; with {@code crc32cPiece} > 0, summed per piece for the writer as they are filled. */
+    private void produce(DataSource.Filler filler, long crc32cPiece) throws InterruptedException {
         for (long offset = 0; offset < total; offset += chunk) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
@@ -166,9 +168,16 @@ final class SavePipeline implements SaveRun {
             try {
                 long len = Math.min(chunk, total - offset);
                 long t0 = System.nanoTime();
-                filler.fill(buf.asSlice(0, len), offset);
+                int[] crcs = null;
+                if (crc32cPiece > 0 && offset % crc32cPiece == 0) {
+                    // the writer's part checksums, summed as the bytes are generated
+                    crcs = filler.fillCrc32c(buf.asSlice(0, len), offset, crc32cPiece);
+                }
+                if (crcs == null) {
+                    filler.fill(buf.asSlice(0, len), offset);
+                }
                 generationNanos += System.nanoTime() - t0;
-                Chunk c = new Chunk(buf, offset, len);
+                Chunk c = new Chunk(buf, offset, len, crcs);
                 while (!queued) {
                     if (failure.get() != null) {
                         return;
@@ -208,7 +217,11 @@ final class SavePipeline implements SaveRun {
                 if (failure.get() == null) {
                     io.begin();
                     try {
-                        writer.write(c.offset(), c.buffer().asSlice(0, c.length()));
+                        if (c.crc32cs() != null) {
+                            writer.write(c.offset(), c.buffer().asSlice(0, c.length()), c.crc32cs());
+                        } else {
+                            writer.write(c.offset(), c.buffer().asSlice(0, c.length()));
+                        }
                     } finally {
                         io.end();
                     }

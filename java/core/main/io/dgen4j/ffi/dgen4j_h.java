@@ -978,6 +978,68 @@ public class dgen4j_h {
         }
     }
 
+    private static class dgen4j_generator_fill_crc32c {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_generator_fill_crc32c");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_crc32c(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t *crc)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_generator_fill_crc32c$descriptor() {
+        return dgen4j_generator_fill_crc32c.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_crc32c(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t *crc)
+     * }
+     */
+    public static MethodHandle dgen4j_generator_fill_crc32c$handle() {
+        return dgen4j_generator_fill_crc32c.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_crc32c(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t *crc)
+     * }
+     */
+    public static MemorySegment dgen4j_generator_fill_crc32c$address() {
+        return dgen4j_generator_fill_crc32c.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_generator_fill_crc32c(dgen4j_generator *gen, uint64_t offset, uint8_t *buf, uint64_t len, uint32_t *crc)
+     * }
+     */
+    public static int dgen4j_generator_fill_crc32c(MemorySegment gen, long offset, MemorySegment buf, long len, MemorySegment crc) {
+        var mh$ = dgen4j_generator_fill_crc32c.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_generator_fill_crc32c", gen, offset, buf, len, crc);
+            }
+            return (int)mh$.invokeExact(gen, offset, buf, len, crc);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class dgen4j_crc32 {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             dgen4j_h.C_INT,

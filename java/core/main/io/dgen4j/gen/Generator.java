@@ -95,6 +95,22 @@ public sealed interface Generator extends AutoCloseable permits NativeGenerator,
     }
 
     /**
+     * Fills all of {@code dst} like {@link #fill(MemorySegment, long)} and returns the CRC-32C
+     * (Castagnoli's, {@link java.util.zip.CRC32C}'s value, S3's part checksum) of the bytes
+     * written, as an unsigned 32-bit value in an int. The native core sums each cache-sized block
+     * right after generating it, on its workers, so the CRC costs no second pass over memory; this
+     * default fills, then sums.
+     */
+    default int fillCrc32c(MemorySegment dst, long streamOffset) {
+        fill(dst, streamOffset);
+        java.util.zip.CRC32C sum = new java.util.zip.CRC32C();
+        for (long at = 0; at < dst.byteSize(); at += Integer.MAX_VALUE) { // a ByteBuffer view's limit
+            sum.update(dst.asSlice(at, Math.min(Integer.MAX_VALUE, dst.byteSize() - at)).asByteBuffer());
+        }
+        return (int) sum.getValue();
+    }
+
+    /**
      * Compares {@code data[0, length)} with stream bytes {@code [streamOffset, streamOffset + length)}
      * and returns the stream offset of the first byte that differs, or -1 when all are equal: the
      * verification of a read-back checkpoint without a stored copy. The native core regenerates the

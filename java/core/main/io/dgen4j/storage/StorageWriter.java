@@ -11,6 +11,27 @@ public interface StorageWriter extends AutoCloseable {
     /** Writes {@code data} at {@code offset}; callable from several threads at once. */
     void write(long offset, MemorySegment data) throws IOException;
 
+    /**
+     * The length of the pieces whose CRC-32C this writer sends with the data (an S3 writer's part
+     * size when it sends part checksums), or 0 when it sends none. A caller that generates the data
+     * can sum each such piece as it fills it and pass the sums to
+     * {@link #write(long, MemorySegment, int[])}, so that the writer does not read the data again.
+     */
+    default long crc32cPiece() {
+        return 0;
+    }
+
+    /**
+     * {@link #write(long, MemorySegment)} with the CRC-32C of each {@link #crc32cPiece()}-long piece
+     * of {@code data} from its start (the last one may be shorter), in order; {@code offset} is a
+     * multiple of the piece length. This default ignores the sums.
+     *
+     * @throws IllegalArgumentException when the sums do not match the pieces of {@code data}
+     */
+    default void write(long offset, MemorySegment data, int[] crc32cs) throws IOException {
+        write(offset, data);
+    }
+
     /** Makes all written data durable and visible under the final name. */
     void commit() throws IOException;
 

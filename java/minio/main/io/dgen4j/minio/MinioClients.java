@@ -41,11 +41,17 @@ final class MinioClients {
 
     /** How often {@link WatchdogPacer} wakes okio's watchdog, at most. */
     private static final Duration PACER_PERIOD = Duration.ofSeconds(1);
+    /** The shortest pacer period, whatever the write timeout (a write timeout under it only wakes the watchdog more). */
+    private static final Duration PACER_MIN_PERIOD = Duration.ofMillis(100);
 
     private MinioClients() {}
 
     private static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /** What a client is made from. */
@@ -162,9 +168,10 @@ final class MinioClients {
         k.options().http().accept(http);
         LOG.debug("new OkHttp client for MinIO: {}, {} connections per endpoint, {} endpoint(s)", s,
                 k.maxConcurrency(), endpoints);
-        // under the write timeout (okio times a write out at its own deadline either way), at most a
-        // wake-up a second
-        Duration period = t.idle().isZero() ? PACER_PERIOD : min(PACER_PERIOD, t.idle().dividedBy(2));
+        // under the write timeout (okio times a write out at its own deadline either way): a wake-up a
+        // second, or every half write timeout when that is shorter, but not more than 10 a second
+        Duration period = t.idle().isZero() ? PACER_PERIOD
+                : max(PACER_MIN_PERIOD, min(PACER_PERIOD, t.idle().dividedBy(2)));
         return new Shared(http.build(), executor, new WatchdogPacer(period));
     }
 

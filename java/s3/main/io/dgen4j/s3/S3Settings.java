@@ -50,8 +50,9 @@ public final class S3Settings {
      */
     public enum ChecksumMode {
         /**
-         * The default: dgen4j computes each part's CRC32C (the JDK's CRC32C instruction over the
-         * part's segment, once, before its first attempt) and sends it as an
+         * The default: dgen4j computes each part's CRC32C once, before its first attempt (a raw save's
+         * native generator sums it as it fills the part, in cache; otherwise the JDK's CRC32C over the
+         * part's segment) and sends it as an
          * {@code x-amz-checksum-crc32c} header, which the store checks against the bytes it received;
          * the upload is created for a full-object CRC32C ({@code x-amz-checksum-algorithm: CRC32C},
          * {@code x-amz-checksum-type: FULL_OBJECT}), the completion carries every part's CRC and the

@@ -166,6 +166,36 @@ public final class MultipartWriter implements StorageWriter {
         }
     }
 
+    /** The part size when parts carry a CRC32C (the default checksum mode), else 0. */
+    @Override
+    public long crc32cPiece() {
+        return crc32c && plan.parts() > 0 ? plan.partSize() : 0;
+    }
+
+    /**
+     * {@link #write(long, MemorySegment)} with the parts' CRC32C summed by the caller as it generated
+     * them ({@code crc32cs[k]}: the part at {@code offset + k * partSize}), sent as they are instead
+     * of a second pass over the part.
+     *
+     * @throws IllegalArgumentException when {@code offset} is not a part's start or the sums do not
+     *         number the parts of {@code data}
+     */
+    @Override
+    public void write(long offset, MemorySegment data, int[] crc32cs) throws IOException {
+        long piece = crc32cPiece();
+        long parts = piece == 0 ? 0 : (data.byteSize() + piece - 1) / piece;
+        if (piece == 0 || offset % piece != 0 || crc32cs.length != parts) {
+            throw new IllegalArgumentException(String.format("%d part CRCs for a write of %d bytes at %d to %s (parts of "
+                    + "%d bytes%s)", crc32cs.length, data.byteSize(), offset, where, plan.partSize(),
+                    crc32c ? "" : ", no part checksums"));
+        }
+        int first = plan.partNumber(offset);
+        for (int k = 0; k < crc32cs.length; k++) {
+            partCrcs.put(first + k, crc32cs[k]);
+        }
+        write(offset, data);
+    }
+
     /** One write's parts: sent, each failure of an endpoint's sent again elsewhere, all waited for. */
     private final class PartSender {
         private record Done(int number, Requests.Sent<S3Transport.UploadedPart> sent, S3Transport.UploadedPart part,

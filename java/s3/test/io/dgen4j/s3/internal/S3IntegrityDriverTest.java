@@ -135,6 +135,50 @@ class S3IntegrityDriverTest {
         assertEquals(List.of(), c.uploadsOf("d.bin"));
     }
 
+    /**
+     * Part CRCs summed by the caller as it generated the bytes (the save pipeline's fused fill) are
+     * sent as given: right ones store the object, a wrong one is refused by the store on every
+     * attempt, as a buffer changed after its sum would be; a count that does not match the parts
+     * is a caller's error.
+     */
+    @Test
+    void partCrcsGivenWithAWriteAreSentAsGiven() throws IOException {
+        FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
+        S3Endpoints pool = pool(c, 1, S3Settings.ChecksumMode.CRC32C);
+        byte[] data = bytes(2 * PART + 12345);
+        int[] crcs = new int[3];
+        for (int k = 0; k < 3; k++) {
+            CRC32C one = new CRC32C();
+            one.update(data, (int) (k * PART), (int) Math.min(PART, data.length - k * PART));
+            crcs[k] = (int) one.getValue();
+        }
+        try (Arena a = Arena.ofShared(); MultipartWriter w = writer(pool, "given.bin", data.length)) {
+            assertEquals(PART, w.crc32cPiece());
+            MemorySegment all = a.allocate(data.length, 4096);
+            MemorySegment.copy(data, 0, all, ValueLayout.JAVA_BYTE, 0, data.length);
+            assertThrows(IllegalArgumentException.class, () -> w.write(0, all, new int[] {crcs[0], crcs[1]}));
+            w.write(0, all, crcs);
+            w.commit();
+        }
+        assertArrayEquals(data, c.bytes("given.bin"));
+        assertEquals(crc32c(data), c.crc32c("given.bin"));
+
+        int[] wrong = crcs.clone();
+        wrong[1] ^= 1;
+        try (Arena a = Arena.ofShared(); MultipartWriter w = writer(pool, "wrong.bin", data.length)) {
+            MemorySegment all = a.allocate(data.length, 4096);
+            MemorySegment.copy(data, 0, all, ValueLayout.JAVA_BYTE, 0, data.length);
+            IOException e = assertThrows(IOException.class, () -> w.write(0, all, wrong));
+            assertTrue(e.getMessage().contains("UploadPart 2"), e.getMessage());
+        }
+        assertEquals(List.of(), c.uploadsOf("wrong.bin"));
+
+        S3Endpoints plain = pool(c, 1, S3Settings.ChecksumMode.WHEN_REQUIRED);
+        try (MultipartWriter w = writer(plain, "plain.bin", data.length)) {
+            assertEquals(0, w.crc32cPiece(), "no part checksums, nothing to sum");
+        }
+    }
+
     @Test
     void aPartDamagedOnEveryAttemptFailsTheWriteInOneLineAndTheUploadIsAborted() throws IOException {
         FakeTransport.Cluster c = new FakeTransport.Cluster(BUCKET, true);
