@@ -64,25 +64,8 @@ include!("crc_fold.rs");
 
 #[cfg(test)]
 mod tests {
+    use super::fold_tests::bitwise;
     use super::*;
-    use crate::rng::SplitMix64;
-
-    /// Bit by bit, straight from the definition.
-    fn bitwise(data: &[u8]) -> u32 {
-        let mut c = !0u32;
-        for &b in data {
-            c ^= b as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 { (c >> 1) ^ POLY } else { c >> 1 };
-            }
-        }
-        !c
-    }
-
-    fn random(len: usize, seed: u64) -> Vec<u8> {
-        let mut r = SplitMix64::new(seed);
-        (0..len).map(|_| r.next_u64() as u8).collect()
-    }
 
     #[test]
     fn derived_keys_are_intels() {
@@ -106,56 +89,5 @@ mod tests {
             // 4 KiB of zeros and of ones: long enough for the folding's main loop.
             assert_eq!(update_with(k, 0, &[0u8; 4096]), bitwise(&[0u8; 4096]));
         }
-    }
-
-    #[test]
-    fn kernels_agree_on_random_lengths_and_alignments() {
-        let data = random(70_000, 21);
-        let mut r = SplitMix64::new(5);
-        for round in 0..900 {
-            let start = (r.next_u64() % 64) as usize;
-            let len = match round {
-                0..=399 => round, // every short length, around the 64- and 256-byte thresholds
-                _ => (r.next_u64() % 69_000) as usize,
-            };
-            let piece = &data[start..start + len];
-            let seed = r.next_u64() as u32;
-            let want = update_table(seed, piece);
-            assert_eq!(update_with(Kernel::Clmul, seed, piece), want, "start {start} len {len}");
-            assert_eq!(update_with(Kernel::Avx512, seed, piece), want, "avx512 start {start} len {len}");
-            if len < 2048 {
-                assert_eq!(bitwise(piece), update_table(0, piece), "len {len}");
-            }
-        }
-    }
-
-    #[test]
-    fn update_continues() {
-        let data = random(10_000, 3);
-        for cut in [0, 1, 63, 64, 65, 4096, 9_999, 10_000] {
-            let (a, b) = data.split_at(cut);
-            assert_eq!(update(update(0, a), b), update(0, &data), "cut {cut}");
-        }
-    }
-
-    #[test]
-    fn combine_matches_the_whole() {
-        let data = random(200_000, 9);
-        let mut r = SplitMix64::new(11);
-        for _ in 0..200 {
-            let a = (r.next_u64() % 100_000) as usize;
-            let b = (r.next_u64() % 100_000) as usize;
-            let (x, y) = (&data[..a], &data[a..a + b]);
-            assert_eq!(combine(update(0, x), update(0, y), b as u64), update(0, &data[..a + b]), "{a} {b}");
-        }
-        assert_eq!(combine(0x1234_5678, 0, 0), 0x1234_5678);
-        // Lengths beyond memory: combine of zeros equals the CRC continued over zeros.
-        let zeros = vec![0u8; 1 << 20];
-        let z = update(0, &zeros);
-        let mut whole = 0;
-        for _ in 0..3 {
-            whole = update(whole, &zeros);
-        }
-        assert_eq!(combine(combine(z, z, 1 << 20), z, 1 << 20), whole);
     }
 }

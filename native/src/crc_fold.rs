@@ -79,7 +79,7 @@ pub fn update_table(crc: u32, data: &[u8]) -> u32 {
 }
 
 /// a * b modulo the polynomial (reflected: bit 31 is x^0).
-fn mult_mod_p(a: u32, mut b: u32) -> u32 {
+const fn mult_mod_p(a: u32, mut b: u32) -> u32 {
     let mut m = 1u32 << 31;
     let mut p = 0u32;
     loop {
@@ -98,27 +98,12 @@ fn mult_mod_p(a: u32, mut b: u32) -> u32 {
 static X2N: [u32; 32] = x2n_table();
 
 const fn x2n_table() -> [u32; 32] {
-    // The const twin of mult_mod_p (loops only: const fns cannot call a non-const fn).
-    const fn mult(a: u32, mut b: u32) -> u32 {
-        let mut m = 1u32 << 31;
-        let mut p = 0u32;
-        loop {
-            if a & m != 0 {
-                p ^= b;
-                if a & (m - 1) == 0 {
-                    return p;
-                }
-            }
-            m >>= 1;
-            b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
-        }
-    }
     let mut t = [0u32; 32];
     let mut p = 1u32 << 30; // x^1
     t[0] = p;
     let mut n = 1;
     while n < 32 {
-        p = mult(p, p);
+        p = mult_mod_p(p, p);
         t[n] = p;
         n += 1;
     }
@@ -128,26 +113,12 @@ const fn x2n_table() -> [u32; 32] {
 /// x^n modulo the polynomial (reflected), at compile time.
 #[cfg(any(target_arch = "x86_64", test))]
 const fn x_pow_mod_p(mut n: u64) -> u32 {
-    const fn mult(a: u32, mut b: u32) -> u32 {
-        let mut m = 1u32 << 31;
-        let mut p = 0u32;
-        loop {
-            if a & m != 0 {
-                p ^= b;
-                if a & (m - 1) == 0 {
-                    return p;
-                }
-            }
-            m >>= 1;
-            b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
-        }
-    }
     let t = x2n_table();
     let mut p = 1u32 << 31;
     let mut k = 0;
     while n != 0 {
         if n & 1 != 0 {
-            p = mult(t[k & 31], p);
+            p = mult_mod_p(t[k & 31], p);
         }
         n >>= 1;
         k += 1;
@@ -379,5 +350,81 @@ mod clmul {
         let lo = _mm_clmulepi64_si128::<0x00>(a, keys);
         let hi = _mm_clmulepi64_si128::<0x11>(a, keys);
         _mm_xor_si128(_mm_xor_si128(b, lo), hi)
+    }
+}
+
+/// The tests every polynomial's module shares: the kernels against the tables and the
+/// definition, continuation, and `combine`.
+#[cfg(test)]
+mod fold_tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// Bit by bit, straight from the definition.
+    pub(super) fn bitwise(data: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in data {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 { (c >> 1) ^ POLY } else { c >> 1 };
+            }
+        }
+        !c
+    }
+
+    fn random(len: usize, seed: u64) -> Vec<u8> {
+        let mut r = SplitMix64::new(seed);
+        (0..len).map(|_| r.next_u64() as u8).collect()
+    }
+
+    #[test]
+    fn kernels_agree_on_random_lengths_and_alignments() {
+        let data = random(70_000, 21);
+        let mut r = SplitMix64::new(5);
+        for round in 0..900 {
+            let start = (r.next_u64() % 64) as usize;
+            let len = match round {
+                0..=399 => round, // every short length, around the 64- and 256-byte thresholds
+                _ => (r.next_u64() % 69_000) as usize,
+            };
+            let piece = &data[start..start + len];
+            let seed = r.next_u64() as u32;
+            let want = update_table(seed, piece);
+            assert_eq!(update_with(Kernel::Clmul, seed, piece), want, "start {start} len {len}");
+            assert_eq!(update_with(Kernel::Avx512, seed, piece), want, "avx512 start {start} len {len}");
+            if len < 2048 {
+                assert_eq!(bitwise(piece), update_table(0, piece), "len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn update_continues() {
+        let data = random(10_000, 3);
+        for cut in [0, 1, 63, 64, 65, 4096, 9_999, 10_000] {
+            let (a, b) = data.split_at(cut);
+            assert_eq!(update(update(0, a), b), update(0, &data), "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn combine_matches_the_whole() {
+        let data = random(200_000, 9);
+        let mut r = SplitMix64::new(11);
+        for _ in 0..200 {
+            let a = (r.next_u64() % 100_000) as usize;
+            let b = (r.next_u64() % 100_000) as usize;
+            let (x, y) = (&data[..a], &data[a..a + b]);
+            assert_eq!(combine(update(0, x), update(0, y), b as u64), update(0, &data[..a + b]), "{a} {b}");
+        }
+        assert_eq!(combine(0x1234_5678, 0, 0), 0x1234_5678);
+        // Lengths beyond memory: combine of zeros equals the CRC continued over zeros.
+        let zeros = vec![0u8; 1 << 20];
+        let z = update(0, &zeros);
+        let mut whole = 0;
+        for _ in 0..3 {
+            whole = update(whole, &zeros);
+        }
+        assert_eq!(combine(combine(z, z, 1 << 20), z, 1 << 20), whole);
     }
 }
