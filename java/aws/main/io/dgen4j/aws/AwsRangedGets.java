@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.zip.Checksum;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -133,17 +134,19 @@ final class AwsRangedGets {
 
     /**
      * A GET of {@code dst.byteSize()} bytes at {@code offset} into {@code dst}, with {@code If-Match:
-     * etag} when it is not null; completes with the bytes stored, or with the SDK's or the socket's
-     * failure as it is (the transport classifies it).
+     * etag} when it is not null, feeding {@code sum} (when not null) each piece as it is stored;
+     * completes with the bytes stored, or with the SDK's or the socket's failure as it is (the
+     * transport classifies it).
      */
-    CompletableFuture<Long> get(S3Location where, long offset, MemorySegment dst, String etag, String endpoint) {
+    CompletableFuture<Long> get(S3Location where, long offset, MemorySegment dst, String etag, String endpoint,
+                                Checksum sum) {
         long len = dst.byteSize();
         String range = "bytes=" + offset + "-" + (offset + len - 1);
         GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
         if (etag != null) {
             req.ifMatch(etag);
         }
-        Call call = new Call(dst);
+        Call call = new Call(dst, sum);
         CompletableFuture<Long> out = submit((client, config) -> call.run(client,
                 req.overrideConfiguration(config).build(), etag,
                 got -> new S3Transport.ETagChanged("GetObject " + range, where, endpoint, etag, got)));
@@ -207,12 +210,15 @@ final class AwsRangedGets {
     /** One GET: its open body, to abort, and whether the caller is done with it. */
     private final class Call {
         private final MemorySegment dst;
+        /** Fed each piece as it is copied (while it is in cache), or null. */
+        private final Checksum sum;
         private ResponseInputStream<GetObjectResponse> body;
         private boolean closed;
         private boolean drained;
 
-        Call(MemorySegment dst) {
+        Call(MemorySegment dst, Checksum sum) {
             this.dst = dst;
+            this.sum = sum;
         }
 
         long run(S3Client client, GetObjectRequest req, String etag,
@@ -234,6 +240,9 @@ final class AwsRangedGets {
                 byte[] buf = BUFFER.get();
                 long len = dst.byteSize();
                 long pos = 0;
+                if (sum != null) {
+                    sum.reset();
+                }
                 while (true) {
                     // one byte more than is left: a body longer than the range asked for shows
                     int n = in.read(buf, 0, (int) Math.min(buf.length, len - pos + 1));
@@ -248,6 +257,9 @@ final class AwsRangedGets {
                             throw new CancellationException("the GET was cancelled");
                         }
                         MemorySegment.copy(buf, 0, dst, ValueLayout.JAVA_BYTE, pos, n);
+                        if (sum != null) {
+                            sum.update(buf, 0, n);
+                        }
                     }
                     pos += n;
                 }

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.zip.Checksum;
 import javax.net.ssl.SSLException;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -270,12 +271,24 @@ final class AwsTransport implements S3Transport {
         return AsyncRequestBody.fromRemainingByteBuffersUnsafe(pieces);
     }
 
+    /** Sums each piece as the sync GET copies it into the segment (the async GET sums the segment afterwards). */
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
+                                            Checksum sum) {
+        if (gets == null) {
+            return S3Transport.super.getRange(where, offset, dst, etag, sum);
+        }
+        String range = "bytes=" + offset + "-" + (offset + dst.byteSize() - 1);
+        return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint, sum),
+                false);
+    }
+
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
         long len = dst.byteSize();
         String range = "bytes=" + offset + "-" + (offset + len - 1);
         if (gets != null) {
-            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint),
+            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint, null),
                     false);
         }
         GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.Checksum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -305,6 +306,13 @@ public final class CrtTransport implements S3Transport {
      */
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        return getRange(where, offset, dst, etag, null);
+    }
+
+    /** Sums each piece as it is copied into the segment, on the CRT's thread (see {@link RangeSink}). */
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
+                                            Checksum sum) {
         long len = dst.byteSize();
         if (offset < 0) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("negative offset " + offset + " of "
@@ -326,7 +334,7 @@ public final class CrtTransport implements S3Transport {
                 r.ifMatch(etag);
             }
             String op = "GetObject bytes=" + offset + "-" + (offset + len - 1);
-            RangeSink sink = new RangeSink(dst, range, etag, got -> new ETagChanged(op, where, endpoint, etag, got));
+            RangeSink sink = new RangeSink(dst, sum, range, etag, got -> new ETagChanged(op, where, endpoint, etag, got));
             CompletableFuture<Long> f = client.getObject(r.build(), sink);
             // however it ends (a cancel included), nothing more lands in dst after this
             f.whenComplete((n, e) -> sink.close());

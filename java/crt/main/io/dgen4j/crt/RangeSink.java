@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.zip.Checksum;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
@@ -18,10 +19,12 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * More than the segment holds fails the GET (the server ignored the range); so does an answer whose
  * ETag is not the one asked for (the server ignored {@code If-Match}), before a byte is copied. Once
  * {@link #close()}d (the GET ended, or was cancelled) nothing more is copied: the segment may be
- * reused at once.
+ * reused at once. With a checksum, each piece is summed as it is copied (see {@link #copy}).
  */
 final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
     private final MemorySegment dst;
+    /** Fed every byte copied, in order; reset when an attempt starts over; null for none. */
+    private final Checksum sum;
     private final String what;
     private final String etag;
     private final Function<String, RuntimeException> changed;
@@ -30,9 +33,14 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
     private boolean closed;
     private volatile RuntimeException mismatch;
 
-    /** A sink that fails an answer whose ETag is not {@code etag} (when not null) with {@code changed}'s exception. */
-    RangeSink(MemorySegment dst, String what, String etag, Function<String, RuntimeException> changed) {
+    /**
+     * A sink that feeds {@code sum} (when not null) what it copies, and fails an answer whose ETag is
+     * not {@code etag} (when not null) with {@code changed}'s exception.
+     */
+    RangeSink(MemorySegment dst, Checksum sum, String what, String etag,
+              Function<String, RuntimeException> changed) {
         this.dst = dst;
+        this.sum = sum;
         this.what = what;
         this.etag = etag;
         this.changed = changed;
@@ -41,7 +49,12 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
     @Override
     public CompletableFuture<Long> prepare() {
         // A new attempt starts the body again.
-        position = 0;
+        synchronized (this) {
+            position = 0;
+            if (sum != null) {
+                sum.reset();
+            }
+        }
         result = new CompletableFuture<>();
         return result;
     }
@@ -92,7 +105,7 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
                         return;
                     }
                     try {
-                        MemorySegment.copy(MemorySegment.ofBuffer(piece), 0, dst, at, n);
+                        copy(piece, at, n);
                     } catch (RuntimeException e) { // the caller's arena closed under the GET
                         subscription.cancel();
                         done.completeExceptionally(e);
@@ -112,6 +125,19 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
                 done.complete(position);
             }
         });
+    }
+
+    /**
+     * Copies {@code n} bytes of {@code piece} to {@code at} in one copy, then sums them from the
+     * piece: the copy of a piece this large streams past the cache into the segment, and leaves much
+     * of the piece it read in the last-level cache for the sum (copying and summing in small slices
+     * instead made the copy go through the cache: slower than both passes together).
+     */
+    private void copy(ByteBuffer piece, long at, int n) {
+        MemorySegment.copy(MemorySegment.ofBuffer(piece), 0, dst, at, n);
+        if (sum != null) {
+            sum.update(piece);
+        }
     }
 
     /** Copies nothing more, from now on (a copy under way finishes first). */

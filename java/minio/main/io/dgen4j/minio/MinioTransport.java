@@ -310,13 +310,20 @@ public final class MinioTransport implements S3Transport {
      */
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        return getRange(where, offset, dst, etag, null);
+    }
+
+    /** Sums each piece as it is copied from the staging buffer into the segment. */
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
+                                            java.util.zip.Checksum sum) {
         long len = dst.byteSize();
         if (offset < 0 || len == 0) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(String.format(
                     "a ranged GET needs an offset >= 0 and at least one byte, got %d bytes at %d", len, offset)));
         }
         String range = "bytes=" + offset + "-" + (offset + len - 1);
-        Landing landing = new Landing(dst);
+        Landing landing = new Landing(dst, sum);
         CompletableFuture<Long> out = start(() -> {
             GetObjectArgs.Builder req = GetObjectArgs.builder().bucket(where.bucket()).object(where.key())
                     .offset(offset).length(len);
@@ -343,13 +350,16 @@ public final class MinioTransport implements S3Transport {
         return out;
     }
 
-    /** Where a GET's body lands: the caller's segment, until the GET ends or is cancelled. */
+    /** Where a GET's body lands (and what sums it): the caller's segment, until the GET ends or is cancelled. */
     private static final class Landing {
         private final MemorySegment dst;
+        /** Fed each piece as it is copied (while it is in cache), or null. */
+        private final java.util.zip.Checksum sum;
         private boolean closed;
 
-        Landing(MemorySegment dst) {
+        Landing(MemorySegment dst, java.util.zip.Checksum sum) {
             this.dst = dst;
+            this.sum = sum;
         }
 
         /** Copies {@code r} bytes of {@code stage} to {@code at}; false once closed (nothing copied). */
@@ -358,7 +368,17 @@ public final class MinioTransport implements S3Transport {
                 return false;
             }
             MemorySegment.copy(stage, 0, dst, ValueLayout.JAVA_BYTE, at, r);
+            if (sum != null) {
+                sum.update(stage, 0, r);
+            }
             return true;
+        }
+
+        /** Before the first byte: the sum starts empty. */
+        synchronized void startOver() {
+            if (sum != null) {
+                sum.reset();
+            }
         }
 
         synchronized void close() {
@@ -369,6 +389,7 @@ public final class MinioTransport implements S3Transport {
     private long readInto(GetObjectResponse in, Landing dst, long len, S3Location where, String range)
             throws IOException {
         byte[] stage = STAGING.get();
+        dst.startOver();
         long n = 0;
         while (n < len) {
             int r = in.read(stage, 0, (int) Math.min(stage.length, len - n));

@@ -13,8 +13,10 @@ import java.nio.file.NoSuchFileException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,28 +140,48 @@ public final class RangedReader implements StorageReader {
         }
         String op = "GetObject bytes=" + offset + "-" + (offset + len - 1);
         MemorySegment target = dst.asSlice(0, len);
-        long n;
+        // summed by the transport as it stores each piece (in cache), when there is a CRC to check
+        boolean summed = objectCrc != null;
+        Got got;
         if (target.isAccessibleBy(OTHER_THREAD)) {
-            n = get(op, offset, target);
+            got = get(op, offset, target, summed);
         } else {
             try (Arena shared = Arena.ofShared()) {
                 MemorySegment bounce = shared.allocate(len, 4096);
-                n = get(op, offset, bounce);
-                MemorySegment.copy(bounce, 0, target, 0, n);
+                got = get(op, offset, bounce, summed);
+                MemorySegment.copy(bounce, 0, target, 0, got.bytes());
             }
         }
+        long n = got.bytes();
         if (n != len) {
             throw new IOException(String.format("%s of %s returned %d bytes, %d expected", op, where, n, len));
         }
-        if (objectCrc != null) {
-            checked(offset, n, Crc32c.of(target.asSlice(0, n)));
+        if (summed) {
+            checked(offset, n, (int) got.sum().getValue());
         }
         return n;
     }
 
-    private long get(String op, long offset, MemorySegment into) throws IOException {
+    /** What one GET attempt stored, and its own checksum of those bytes (null when not summed). */
+    private record Got(long bytes, CRC32C sum) {}
+
+    private Got get(String op, long offset, MemorySegment into, boolean summed) throws IOException {
         try {
-            return requests.call(op, (Long got) -> got, t -> t.getRange(where, offset, into, etag));
+            // each attempt (perhaps at another endpoint) sums into a checksum of its own: one that
+            // was given up on may still be storing while the next one runs
+            return requests.call(op, Got::bytes, t -> {
+                CRC32C sum = summed ? new CRC32C() : null;
+                CompletableFuture<Long> raw = summed ? t.getRange(where, offset, into, etag, sum)
+                        : t.getRange(where, offset, into, etag);
+                CompletableFuture<Got> out = raw.thenApply(n -> new Got(n, sum));
+                // the driver cancels what it waits on (an interrupt): the transport's GET stops too
+                out.whenComplete((r, e) -> {
+                    if (out.isCancelled()) {
+                        raw.cancel(true);
+                    }
+                });
+                return out;
+            });
         } catch (Requests.Changed e) {
             throw new IOException(String.format("%s changed during the load: it is no longer the object of ETag %s "
                     + "that the load started reading (%s)", where, etag, e.getMessage()), e);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.zip.Checksum;
 
 /**
  * The S3 calls one backend makes against one endpoint, and nothing else: the multipart upload's
@@ -152,6 +153,30 @@ public interface S3Transport extends AutoCloseable {
      * library starts over at the segment's start).
      */
     CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag);
+
+    /**
+     * {@link #getRange(S3Location, long, MemorySegment, String)}, feeding {@code sum} every byte it
+     * stores in {@code dst}, in order: {@code sum} is reset before the first byte is stored, and again
+     * whenever the client starts over at the segment's start (its own retry), so that once the
+     * future completes it is the checksum of the bytes it counts. The bytes are summed while they are
+     * in the CPU's cache instead of in a second pass over memory: transports that copy each piece of a
+     * body into the segment override this default, which sums the segment once the GET has completed.
+     */
+    default CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
+                                             Checksum sum) {
+        CompletableFuture<Long> raw = getRange(where, offset, dst, etag);
+        CompletableFuture<Long> out = raw.thenApply(n -> {
+            sum.reset();
+            sum.update(dst.asSlice(0, n).asByteBuffer());
+            return n;
+        });
+        out.whenComplete((n, e) -> {
+            if (out.isCancelled()) {
+                raw.cancel(true); // the caller's cancel stops the GET
+            }
+        });
+        return out;
+    }
 
     /** Whose fault {@code failure} (as this transport's futures complete with it) is. */
     FailureKind classify(Throwable failure);
