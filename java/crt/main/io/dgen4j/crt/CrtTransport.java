@@ -40,9 +40,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * <p>Copies: a part's body is the caller's segment itself ({@link AsyncRequestBody#fromRemainingByteBufferUnsafe});
  * the CRT's JNI body stream copies it once into a native buffer of the part's size (its UploadPart,
  * a "default" meta request, reads the whole body before sending so that it can retry it). A ranged
- * GET's pieces arrive as heap arrays (the JNI copy out of the CRT's buffer) and are copied into the
- * caller's segment on the CRT's thread: two copies per byte read, the least the CRT's Java binding
- * allows.
+ * GET's body is read out of the CRT's own buffers, which its direct buffer pool lends to Java, into
+ * the caller's segment through a small buffer in cache ({@link PooledGets}): no heap array per
+ * piece.
  *
  * <p>In {@link S3Settings.ChecksumMode#CRC32C} mode (the default) the checksums are request members
  * sent as plain headers: the upload's algorithm and type, each part's {@code x-amz-checksum-crc32c}
@@ -61,6 +61,10 @@ public final class CrtTransport implements S3Transport {
     static final Thread ELSEWHERE = Thread.ofPlatform().unstarted(() -> { });
 
     private final S3AsyncClient client;
+    /** The threads that read ranged GETs' bodies out of the CRT's lent buffers. */
+    private final PooledGets gets;
+    /** Whether {@link #gets} is this transport's own (closed with it), not its endpoint set's. */
+    private final boolean ownGets;
     private final S3Settings settings;
     private final String endpoint;
     private final boolean fullChecksums;
@@ -78,8 +82,16 @@ public final class CrtTransport implements S3Transport {
      * A transport over {@code client}, whose requests go to the one endpoint of {@code settings}, keeping
      * part checksums in {@code partChecksums} (shared with the other transports of its endpoint set).
      */
-    CrtTransport(S3AsyncClient client, S3Settings settings, Map<String, Map<Integer, String>> partChecksums) {
+    CrtTransport(S3AsyncClient client, PooledGets gets, S3Settings settings,
+                 Map<String, Map<Integer, String>> partChecksums) {
+        this(client, gets, false, settings, partChecksums);
+    }
+
+    private CrtTransport(S3AsyncClient client, PooledGets gets, boolean ownGets, S3Settings settings,
+                         Map<String, Map<Integer, String>> partChecksums) {
         this.client = client;
+        this.gets = gets;
+        this.ownGets = ownGets;
         this.settings = settings;
         this.endpoint = settings.endpoint().map(Object::toString).orElseGet(settings::endpointDescription);
         this.fullChecksums = CrtClients.fullChecksums(settings);
@@ -100,7 +112,7 @@ public final class CrtTransport implements S3Transport {
 
     /** A transport whose client (its own) has room for {@code inFlight} data requests at once. */
     static CrtTransport open(S3Settings settings, int inFlight) throws IOException {
-        return new CrtTransport(client(settings, inFlight), settings, new ConcurrentHashMap<>());
+        return new CrtTransport(client(settings, inFlight), new PooledGets(), true, settings, new ConcurrentHashMap<>());
     }
 
     /** The client for the one endpoint of {@code settings}, with room for {@code inFlight} data requests at once. */
@@ -309,7 +321,7 @@ public final class CrtTransport implements S3Transport {
         return getRange(where, offset, dst, etag, null);
     }
 
-    /** Sums each piece as it is copied into the segment, on the CRT's thread (see {@link RangeSink}). */
+    /** Sums each piece as it is copied into the segment (see {@link PooledGets}). */
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
                                             Checksum sum) {
@@ -334,11 +346,8 @@ public final class CrtTransport implements S3Transport {
                 r.ifMatch(etag);
             }
             String op = "GetObject bytes=" + offset + "-" + (offset + len - 1);
-            RangeSink sink = new RangeSink(dst, sum, range, etag, got -> new ETagChanged(op, where, endpoint, etag, got));
-            CompletableFuture<Long> f = client.getObject(r.build(), sink);
-            // however it ends (a cancel included), nothing more lands in dst after this
-            f.whenComplete((n, e) -> sink.close());
-            return f;
+            return gets.get(client, r.build(), dst, sum, range, etag,
+                    got -> new ETagChanged(op, where, endpoint, etag, got));
         });
     }
 
@@ -421,6 +430,9 @@ public final class CrtTransport implements S3Transport {
     @Override
     public void close() {
         client.close();
+        if (ownGets) {
+            gets.close();
+        }
     }
 
     @Override

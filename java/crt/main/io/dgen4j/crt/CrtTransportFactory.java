@@ -78,6 +78,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
         clients.set(0, CrtTransport.client(firsts.getFirst(), n));
         java.util.Map<String, java.util.Map<Integer, String>> partChecksums = new java.util.concurrent.ConcurrentHashMap<>();
         Runnable releaseShutdown = CrtClients.holdShutdown(); // until this group closes (see holdShutdown)
+        PooledGets gets = new PooledGets();
         return new Group() {
             private boolean closed;
 
@@ -99,7 +100,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
                 }
                 // the client's own endpoint needs no routing
                 boolean own = one.endpoint().equals(firsts.get(k).endpoint());
-                return new CrtTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), one,
+                return new CrtTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), gets, one,
                         partChecksums);
             }
 
@@ -112,6 +113,7 @@ public final class CrtTransportFactory implements S3TransportFactory {
                         c.close();
                     }
                 }
+                gets.close();
                 releaseShutdown.run();
             }
         };
