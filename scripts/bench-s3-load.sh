@@ -5,7 +5,8 @@
 # stalls + drain phases, from --json, i.e. from its HEAD to its last byte; boto3: its
 # download_fileobj call, HEAD included, into a sink that drops the bytes), the whole process's CPU
 # seconds per GiB (user + system from /usr/bin/time: JVM or interpreter start included), and its peak
-# RSS (MiB, /usr/bin/time). Prints medians with min-max and each client's ratio to boto3.
+# RSS (MiB, /usr/bin/time). Prints medians with min-max and each client's ratio to boto3 (and a verified
+# load's to the plain one's).
 # boto3 uses the same range size (--chunk) and concurrency (--readers) as the loads.
 #
 # Starts its own s3proxy (filesystem backend in a temporary directory) unless AWS_ENDPOINT_URL is set
@@ -13,7 +14,8 @@
 # Usage: scripts/bench-s3-load.sh [sizeMiB=1024] [chunkMiB=32] [readers=4] [rounds=3] [clients="aws crt minio boto3"]
 # Extra load options (e.g. --verify) go in LOAD_OPTS; results are kept in $OUT (default: a temp file).
 # A client NAME-before runs backend NAME through another build's launcher, BEFORE=/path/to/dgen4j
-# (e.g. a worktree of the previous commit, built): before and after side by side in one run.
+# (e.g. a worktree of the previous commit, built): before and after side by side in one run. A client
+# NAME+verify (or NAME-before+verify) runs the load with --verify: verified and plain loads side by side.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/find-jdk.sh
@@ -69,13 +71,14 @@ for r in $(seq 1 "$rounds"); do
       /usr/bin/time -f '%U %S %M' -o "$tmp/time" python3 "$tmp/boto3_load.py" "$bucket" "$key" $((chunk << 20)) \
         "$readers" > "$tmp/out.json" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
     else
-      launcher="$here/dgen4j" backend="$c"
-      case "$c" in *-before)
-        launcher="${BEFORE:?a client named *-before needs BEFORE=/path/to/another/dgen4j}" backend="${c%-before}" ;;
+      launcher="$here/dgen4j" backend="$c" verify=""
+      case "$backend" in *+verify) verify="--verify" backend="${backend%+verify}" ;; esac
+      case "$backend" in *-before)
+        launcher="${BEFORE:?a client named *-before needs BEFORE=/path/to/another/dgen4j}" backend="${backend%-before}" ;;
       esac
       # shellcheck disable=SC2086
       /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$launcher" load "s3://$bucket/$key" --backend "$backend" \
-        --chunk "${chunk}MiB" --readers "$readers" --buffers "$readers" ${LOAD_OPTS:-} --json \
+        --chunk "${chunk}MiB" --readers "$readers" --buffers "$readers" $verify ${LOAD_OPTS:-} --json \
         > "$tmp/out.json" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
     fi
     python3 - "$c" "$r" "$tmp/out.json" "$tmp/time" >> "$out" <<'PY'
@@ -110,9 +113,15 @@ def fig(xs, k, f):
 base = statistics.median(x["mbps"] for x in by["boto3"]) if "boto3" in by else None
 print(f"restore of {size} MiB in {chunk} MiB ranges, {readers} in flight, {len(runs) // len(by)} rounds interleaved; "
       "medians (min-max)")
-print(f"{'client':8} {'MB/s':>20} {'vs boto3':>9} {'CPU s/GiB':>20} {'peak RSS MiB':>20}")
+verified = any(c.endswith("+verify") for c in by)
+print(f"{'client':8} {'MB/s':>20} {'vs boto3':>9} {'CPU s/GiB':>20} {'peak RSS MiB':>20}"
+      + (f" {'vs plain':>9}" if verified else ""))
+def mbps(c):
+    return statistics.median(x["mbps"] for x in by[c])
 for c, xs in by.items():
-    ratio = f"{statistics.median(x['mbps'] for x in xs) / base:9.2f}" if base else f"{'-':>9}"
+    ratio = f"{mbps(c) / base:9.2f}" if base else f"{'-':>9}"
+    plain = c[:-len("+verify")] if c.endswith("+verify") else None
+    vs_plain = f" {mbps(c) / mbps(plain):9.2f}" if plain in by else (f" {'-':>9}" if verified else "")
     print(f"{c:8} {fig(xs, 'mbps', lambda v: f'{v:.0f}'):>20} {ratio} {fig(xs, 'cpuPerGiB', lambda v: f'{v:.2f}'):>20} "
-          f"{fig(xs, 'peakRssMiB', lambda v: f'{v:.0f}'):>20}")
+          f"{fig(xs, 'peakRssMiB', lambda v: f'{v:.0f}'):>20}{vs_plain}")
 PY
