@@ -47,11 +47,15 @@ final class CrtClients {
     static final long READ_WINDOW = 2 * RANGE_PIECE;
     /**
      * The most the CRT's direct buffer pool holds, which it lends ranged GETs' bodies from (see {@link
-     * PooledGets}): 8 pieces, the read windows of four GETs. A 4 GiB load in 32 MiB ranges, 4 in
+     * PooledGets}; one client per process has one: {@link LendingClient}): 8 pieces, the read windows
+     * of four GETs. A 4 GiB load in 32 MiB ranges, 4 in
      * flight, peaked at 275-276 MiB RSS with it and 283-284 with the pool sized by the CRT (a share
      * of the JVM's direct memory), at the same speed; before the pool (heap copies) it peaked at 344.
+     * Where the JVM's direct memory is smaller (-Xmx40m) the ceiling is halved until the CRT takes it,
+     * down to one piece.
      */
     static final long LENDING_POOL = 8 * RANGE_PIECE;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CrtClients.class);
     /** The largest part a save sends by default (see {@link CrtClient#largestEfficientPart()}). */
     static final long LARGEST_PART = 16L << 20;
     /**
@@ -135,15 +139,18 @@ final class CrtClients {
         }
     }
 
+    /** The shortest throughput-monitor interval the CRT takes, in whole seconds. */
+    static final int MIN_STALL_SECONDS = 2;
+
     /**
-     * A client for these settings with room for {@code inFlight} data requests at once.
+     * A client for these settings with room for {@code inFlight} data requests at once: a {@link
+     * LendingClient} (with the direct buffer pool its ranged GETs' bodies are lent from) when no other
+     * client of this process holds the pool, else one whose GETs' bodies come as heap arrays.
      *
-     * @param partSize the size of the parts written or the ranges read (the CRT splits larger GETs)
+     * @param target what the client is for, in failure messages
      * @throws IOException when the settings cannot be used by this client (no credentials, a CA
      *                     bundle), or the CRT refuses them
      */
-    /** The shortest throughput-monitor interval the CRT takes, in whole seconds. */
-    static final int MIN_STALL_SECONDS = 2;
 
     static S3AsyncClient open(S3Settings s, int inFlight, String target) throws IOException {
         Optional<String> problem = runtimeProblem();
@@ -182,15 +189,54 @@ final class CrtClients {
             b.requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                     .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
         }
-        // ranged GETs read the CRT's own buffers, lent from this pool (see PooledGets)
-        b.directBufferPoolConfiguration(S3CrtDirectBufferPoolConfiguration.elastic(0, LENDING_POOL));
         s.endpoint().ifPresent(b::endpointOverride);
+        if (!LendingClient.takePool()) {
+            return build(b, s, target); // another client of this process lends: heap arrays here
+        }
+        // ranged GETs read the CRT's own buffers, lent from this pool (see PooledGets); the CRT
+        // allots it out of the JVM's direct memory and refuses a ceiling beyond 80 % of it (a small
+        // -Xmx, which MaxDirectMemorySize follows by default): the ceiling is halved until it fits
+        long pool = LENDING_POOL;
+        while (true) {
+            b.directBufferPoolConfiguration(S3CrtDirectBufferPoolConfiguration.elastic(0, pool));
+            try {
+                return LendingClient.holding(b.build());
+            } catch (RuntimeException e) {
+                if (pool > RANGE_PIECE && tooLittleDirectMemory(e)) {
+                    LOG.debug("the CRT refused a {}-byte buffer pool: {}", pool, CrtErrors.oneLine(e));
+                    pool /= 2;
+                    continue;
+                }
+                LendingClient.givePoolBack();
+                throw failed(s, target, e);
+            } catch (Error e) {
+                LendingClient.givePoolBack();
+                throw e;
+            }
+        }
+    }
+
+    private static S3AsyncClient build(S3CrtAsyncClientBuilder b, S3Settings s, String target) throws IOException {
         try {
             return b.build();
         } catch (RuntimeException e) {
-            throw new IOException(String.format("the CRT S3 client for %s could not be created (endpoint %s, region %s): "
-                    + "%s", target, s.endpointDescription(), s.region(), CrtErrors.oneLine(e)), e);
+            throw failed(s, target, e);
         }
+    }
+
+    private static IOException failed(S3Settings s, String target, RuntimeException e) {
+        return new IOException(String.format("the CRT S3 client for %s could not be created (endpoint %s, region %s): "
+                + "%s", target, s.endpointDescription(), s.region(), CrtErrors.oneLine(e)), e);
+    }
+
+    /** Whether the CRT refused its buffer pool's ceiling for the JVM's direct memory. */
+    static boolean tooLittleDirectMemory(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("MaxDirectMemorySize")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -42,7 +42,8 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * a "default" meta request, reads the whole body before sending so that it can retry it). A ranged
  * GET's body is read out of the CRT's own buffers, which its direct buffer pool lends to Java, into
  * the caller's segment through a small buffer in cache ({@link PooledGets}): no heap array per
- * piece.
+ * piece. Only one client of a process has such a pool ({@link LendingClient}); the others' GETs
+ * take each piece as a new heap array, copied into the segment on the CRT's thread ({@link RangeSink}).
  *
  * <p>In {@link S3Settings.ChecksumMode#CRC32C} mode (the default) the checksums are request members
  * sent as plain headers: the upload's algorithm and type, each part's {@code x-amz-checksum-crc32c}
@@ -61,7 +62,7 @@ public final class CrtTransport implements S3Transport {
     static final Thread ELSEWHERE = Thread.ofPlatform().unstarted(() -> { });
 
     private final S3AsyncClient client;
-    /** The threads that read ranged GETs' bodies out of the CRT's lent buffers. */
+    /** The threads that read ranged GETs' bodies out of the CRT's lent buffers; null when its client lends none. */
     private final PooledGets gets;
     /** Whether {@link #gets} is this transport's own (closed with it), not its endpoint set's. */
     private final boolean ownGets;
@@ -112,7 +113,9 @@ public final class CrtTransport implements S3Transport {
 
     /** A transport whose client (its own) has room for {@code inFlight} data requests at once. */
     static CrtTransport open(S3Settings settings, int inFlight) throws IOException {
-        return new CrtTransport(client(settings, inFlight), new PooledGets(), true, settings, new ConcurrentHashMap<>());
+        S3AsyncClient client = client(settings, inFlight);
+        PooledGets gets = client instanceof LendingClient ? new PooledGets() : null;
+        return new CrtTransport(client, gets, gets != null, settings, new ConcurrentHashMap<>());
     }
 
     /** The client for the one endpoint of {@code settings}, with room for {@code inFlight} data requests at once. */
@@ -123,6 +126,11 @@ public final class CrtTransport implements S3Transport {
     @Override
     public String endpoint() {
         return endpoint;
+    }
+
+    /** Whether this transport's GETs read the CRT's lent buffers (its client holds the process's pool). */
+    boolean lends() {
+        return gets != null;
     }
 
     @Override
@@ -321,7 +329,7 @@ public final class CrtTransport implements S3Transport {
         return getRange(where, offset, dst, etag, null);
     }
 
-    /** Sums each piece as it is copied into the segment (see {@link PooledGets}). */
+    /** Sums each piece as it is copied into the segment (see {@link PooledGets} and {@link RangeSink}). */
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
                                             Checksum sum) {
@@ -346,8 +354,15 @@ public final class CrtTransport implements S3Transport {
                 r.ifMatch(etag);
             }
             String op = "GetObject bytes=" + offset + "-" + (offset + len - 1);
-            return gets.get(client, r.build(), dst, sum, range, etag,
-                    got -> new ETagChanged(op, where, endpoint, etag, got));
+            if (gets != null) {
+                return gets.get(client, r.build(), dst, sum, range, etag,
+                        got -> new ETagChanged(op, where, endpoint, etag, got));
+            }
+            RangeSink sink = new RangeSink(dst, sum, range, etag, got -> new ETagChanged(op, where, endpoint, etag, got));
+            CompletableFuture<Long> f = client.getObject(r.build(), sink);
+            // however it ends (a cancel included), nothing more lands in dst after this
+            f.whenComplete((n, e) -> sink.close());
+            return f;
         });
     }
 

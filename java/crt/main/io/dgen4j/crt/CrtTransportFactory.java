@@ -100,8 +100,8 @@ public final class CrtTransportFactory implements S3TransportFactory {
                 }
                 // the client's own endpoint needs no routing
                 boolean own = one.endpoint().equals(firsts.get(k).endpoint());
-                return new CrtTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()), gets, one,
-                        partChecksums);
+                return new CrtTransport(new RoutedClient(shared, own ? null : one.endpoint().orElseThrow()),
+                        shared instanceof LendingClient ? gets : null, one, partChecksums);
             }
 
             @Override
