@@ -1,13 +1,12 @@
 package io.dgen4j.aws;
 
 import io.dgen4j.s3.S3Location;
+import io.dgen4j.s3.internal.SdkBodyCopy;
 import io.dgen4j.s3.spi.S3Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.URI;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -17,12 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.zip.Checksum;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
-import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -30,7 +27,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 /**
  * The {@code aws} backend's ranged GETs, and a load's HEAD: the SDK's sync client (Apache's HTTP
  * client) on threads of their own, each body read from the socket into a per-thread buffer of
- * {@value #READ_PIECE} bytes and copied into the caller's segment. The async client on Netty copies every body piece into a
+ * {@value SdkBodyCopy#READ_PIECE} bytes and copied into the caller's segment. The async client on Netty copies every body piece into a
  * new heap buffer and hands it through a chain of subscribers before the caller sees it: a 1 GiB
  * load took ~2.3 CPU s on its event loops where this takes about half (docs/PERFORMANCE.md).
  *
@@ -38,11 +35,6 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * read to its end, and writes no byte into the segment after that.
  */
 final class AwsRangedGets {
-    /** The most one socket read takes, and the size of each reader thread's buffer. */
-    static final int READ_PIECE = 256 << 10;
-
-    private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[READ_PIECE]);
-
     private final Shared shared;
     /** Where this view's GETs go instead of the client's endpoint, or null. */
     private final URI endpoint;
@@ -146,9 +138,9 @@ final class AwsRangedGets {
         if (etag != null) {
             req.ifMatch(etag);
         }
-        Call call = new Call(dst, sum);
-        CompletableFuture<Long> out = submit((client, config) -> call.run(client,
-                req.overrideConfiguration(config).build(), etag,
+        SdkBodyCopy call = new SdkBodyCopy(dst, sum, range + " of " + where);
+        CompletableFuture<Long> out = submit((client, config) -> call.run(
+                client.getObject(req.overrideConfiguration(config).build()), etag,
                 got -> new S3Transport.ETagChanged("GetObject " + range, where, endpoint, etag, got)));
         // however it ends (a cancel included), nothing more lands in dst after this
         out.whenComplete((n, e) -> call.close());
@@ -205,87 +197,5 @@ final class AwsRangedGets {
             out.completeExceptionally(e);
         }
         return out;
-    }
-
-    /** One GET: its open body, to abort, and whether the caller is done with it. */
-    private final class Call {
-        private final MemorySegment dst;
-        /** Fed each piece as it is copied (while it is in cache), or null. */
-        private final Checksum sum;
-        private ResponseInputStream<GetObjectResponse> body;
-        private boolean closed;
-        private boolean drained;
-
-        Call(MemorySegment dst, Checksum sum) {
-            this.dst = dst;
-            this.sum = sum;
-        }
-
-        long run(S3Client client, GetObjectRequest req, String etag,
-                 java.util.function.Function<String, RuntimeException> changed) throws IOException {
-            ResponseInputStream<GetObjectResponse> in = client.getObject(req);
-            synchronized (this) {
-                if (closed) {
-                    in.abort();
-                    throw new CancellationException("the GET was cancelled");
-                }
-                body = in;
-            }
-            boolean done = false;
-            try {
-                String got = in.response().eTag();
-                if (!S3Transport.sameETag(etag, got)) {
-                    throw changed.apply(got);
-                }
-                byte[] buf = BUFFER.get();
-                long len = dst.byteSize();
-                long pos = 0;
-                if (sum != null) {
-                    sum.reset();
-                }
-                while (true) {
-                    // one byte more than is left: a body longer than the range asked for shows
-                    int n = in.read(buf, 0, (int) Math.min(buf.length, len - pos + 1));
-                    if (n < 0) {
-                        break;
-                    }
-                    if (n > len - pos) {
-                        throw new IOException("the server returned more bytes than asked for");
-                    }
-                    synchronized (this) {
-                        if (closed) {
-                            throw new CancellationException("the GET was cancelled");
-                        }
-                        MemorySegment.copy(buf, 0, dst, ValueLayout.JAVA_BYTE, pos, n);
-                        if (sum != null) {
-                            sum.update(buf, 0, n);
-                        }
-                    }
-                    pos += n;
-                }
-                synchronized (this) {
-                    drained = true;
-                }
-                in.close(); // read to its end: the connection goes back to the pool
-                done = true;
-                return pos;
-            } finally {
-                if (!done) {
-                    in.abort();
-                }
-            }
-        }
-
-        /** No byte lands in the segment after this; a body not read to its end is aborted (its connection closed). */
-        void close() {
-            ResponseInputStream<GetObjectResponse> open;
-            synchronized (this) {
-                closed = true;
-                open = drained ? null : body;
-            }
-            if (open != null) {
-                open.abort();
-            }
-        }
     }
 }

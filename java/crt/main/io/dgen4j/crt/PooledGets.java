@@ -1,10 +1,7 @@
 package io.dgen4j.crt;
 
-import io.dgen4j.s3.spi.S3Transport;
-import java.io.IOException;
+import io.dgen4j.s3.internal.SdkBodyCopy;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -23,7 +20,7 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 /**
  * The crt backend's ranged GETs out of the CRT's direct buffer pool: the CRT lends each received
  * piece of a body as a view of its own native buffer (no copy into a new, zeroed Java array, no
- * garbage), which a thread of this set reads {@value #READ_PIECE} bytes at a time into a buffer of
+ * garbage), which a thread of this set reads {@value SdkBodyCopy#READ_PIECE} bytes at a time into a buffer of
  * its own, in cache, and copies into the caller's segment, summing it there when asked to (64 KiB and
  * 2 MiB buffers were no faster). Threads are made as GETs need them (as many as are in flight, which
  * the driver bounds) and end after 30 s idle; closing the set ends them.
@@ -38,11 +35,7 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * end (the CRT's buffers go back to its pool), and writes no byte into the segment after that.
  */
 final class PooledGets implements AutoCloseable {
-    /** The most one read takes out of a lent buffer, and the size of each reader thread's buffer. */
-    static final int READ_PIECE = 256 << 10;
-
     private static final AtomicInteger SETS = new AtomicInteger();
-    private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[READ_PIECE]);
 
     private final ExecutorService threads;
 
@@ -66,7 +59,7 @@ final class PooledGets implements AutoCloseable {
      */
     CompletableFuture<Long> get(S3AsyncClient client, GetObjectRequest req, MemorySegment dst, Checksum sum,
                                 String what, String etag, Function<String, RuntimeException> changed) {
-        Call call = new Call(dst, sum, what);
+        SdkBodyCopy call = new SdkBodyCopy(dst, sum, what);
         CompletableFuture<ResponseInputStream<GetObjectResponse>> head = client.getObject(req,
                 S3CrtResponseTransformerProvider.toBlockingInputStreamFromDirectBufferPool());
         CompletableFuture<Long> out = new CompletableFuture<>();
@@ -102,88 +95,5 @@ final class PooledGets implements AutoCloseable {
     @Override
     public void close() {
         threads.shutdownNow();
-    }
-
-    /** One GET: its open body, to abort, and whether the caller is done with it. */
-    private static final class Call {
-        private final MemorySegment dst;
-        private final Checksum sum;
-        private final String what;
-        private ResponseInputStream<GetObjectResponse> body;
-        private boolean closed;
-        private boolean drained;
-
-        Call(MemorySegment dst, Checksum sum, String what) {
-            this.dst = dst;
-            this.sum = sum;
-            this.what = what;
-        }
-
-        long run(ResponseInputStream<GetObjectResponse> in, String etag, Function<String, RuntimeException> changed)
-                throws IOException {
-            synchronized (this) {
-                if (closed) {
-                    in.abort();
-                    throw new CancellationException("the GET was cancelled");
-                }
-                body = in;
-            }
-            boolean done = false;
-            try {
-                String got = in.response().eTag();
-                if (!S3Transport.sameETag(etag, got)) {
-                    throw changed.apply(got);
-                }
-                byte[] buf = BUFFER.get();
-                long len = dst.byteSize();
-                long pos = 0;
-                if (sum != null) {
-                    sum.reset();
-                }
-                while (true) {
-                    // one byte more than is left: a body longer than the range asked for shows
-                    int n = in.read(buf, 0, (int) Math.min(buf.length, len - pos + 1));
-                    if (n < 0) {
-                        break;
-                    }
-                    if (n > len - pos) {
-                        throw new IOException(String.format("the server sent more than the %d bytes asked for (%s)",
-                                len, what));
-                    }
-                    synchronized (this) {
-                        if (closed) {
-                            throw new CancellationException("the GET was cancelled");
-                        }
-                        MemorySegment.copy(buf, 0, dst, ValueLayout.JAVA_BYTE, pos, n);
-                        if (sum != null) {
-                            sum.update(buf, 0, n);
-                        }
-                    }
-                    pos += n;
-                }
-                synchronized (this) {
-                    drained = true;
-                }
-                in.close(); // read to its end: its buffers are back in the pool
-                done = true;
-                return pos;
-            } finally {
-                if (!done) {
-                    in.abort();
-                }
-            }
-        }
-
-        /** No byte lands in the segment after this; a body not read to its end is aborted. */
-        void close() {
-            ResponseInputStream<GetObjectResponse> open;
-            synchronized (this) {
-                closed = true;
-                open = drained ? null : body;
-            }
-            if (open != null) {
-                open.abort();
-            }
-        }
     }
 }
