@@ -252,15 +252,9 @@ pub unsafe extern "C" fn dgen4j_generator_fill(
     len: u64,
 ) -> i32 {
     guarded(|| {
-        // SAFETY: by the contract, `gen` is NULL or points to a live generator; fills only
-        // take a shared reference (the pool serialises them internally).
-        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
-            return Err(Error::invalid("gen is NULL"));
-        };
-        gen.spec().check_range(offset, len)?;
-        let Ok(len) = usize::try_from(len) else {
-            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
-        };
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+        let gen = unsafe { generator_ref(gen) }?;
+        let len = range_len(gen, offset, len)?;
         if len == 0 {
             return Ok(());
         }
@@ -291,18 +285,12 @@ pub unsafe extern "C" fn dgen4j_generator_verify(
     mismatch: *mut u64,
 ) -> i32 {
     guarded(|| {
-        // SAFETY: by the contract, `gen` is NULL or points to a live generator; verifies only
-        // take a shared reference (the pool serialises them internally).
-        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
-            return Err(Error::invalid("gen is NULL"));
-        };
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+        let gen = unsafe { generator_ref(gen) }?;
         if mismatch.is_null() {
             return Err(Error::invalid("mismatch is NULL"));
         }
-        gen.spec().check_range(offset, len)?;
-        let Ok(n) = usize::try_from(len) else {
-            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
-        };
+        let n = range_len(gen, offset, len)?;
         let found = if n == 0 {
             None
         } else if buf.is_null() {
@@ -350,19 +338,13 @@ pub unsafe extern "C" fn dgen4j_generator_verify_payload(
     crc: *mut u32,
 ) -> i32 {
     guarded(|| {
-        // SAFETY: by the contract, `gen` is NULL or points to a live generator; verifies only
-        // take a shared reference (the pool serialises them internally).
-        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
-            return Err(Error::invalid("gen is NULL"));
-        };
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+        let gen = unsafe { generator_ref(gen) }?;
         if mismatch.is_null() {
             return Err(Error::invalid("mismatch is NULL"));
         }
         let kind = payload_kind(finite, phase)?;
-        gen.spec().check_range(offset, len)?;
-        let Ok(n) = usize::try_from(len) else {
-            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
-        };
+        let n = range_len(gen, offset, len)?;
         let (found, of_bytes) = if n == 0 {
             (None, 0)
         } else if buf.is_null() {
@@ -399,16 +381,10 @@ pub unsafe extern "C" fn dgen4j_generator_fill_payload(
     crc: *mut u32,
 ) -> i32 {
     guarded(|| {
-        // SAFETY: by the contract, `gen` is NULL or points to a live generator; fills only
-        // take a shared reference (the pool serialises them internally).
-        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
-            return Err(Error::invalid("gen is NULL"));
-        };
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+        let gen = unsafe { generator_ref(gen) }?;
         let kind = payload_kind(finite, phase)?;
-        gen.spec().check_range(offset, len)?;
-        let Ok(n) = usize::try_from(len) else {
-            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
-        };
+        let n = range_len(gen, offset, len)?;
         // SAFETY: a non-null `crc` is, by the contract, valid for a u32 read and write.
         let before = if crc.is_null() { 0 } else { unsafe { crc.read() } };
         let sum = if n == 0 {
@@ -444,18 +420,12 @@ pub unsafe extern "C" fn dgen4j_generator_fill_crc32c(
     crc: *mut u32,
 ) -> i32 {
     guarded(|| {
-        // SAFETY: by the contract, `gen` is NULL or points to a live generator; fills only
-        // take a shared reference (the pool serialises them internally).
-        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
-            return Err(Error::invalid("gen is NULL"));
-        };
+        // SAFETY: by the contract, `gen` is NULL or points to a live generator.
+        let gen = unsafe { generator_ref(gen) }?;
         if crc.is_null() {
             return Err(Error::invalid("crc is NULL"));
         }
-        gen.spec().check_range(offset, len)?;
-        let Ok(n) = usize::try_from(len) else {
-            return Err(Error::invalid(format!("len {len} does not fit in the address space")));
-        };
+        let n = range_len(gen, offset, len)?;
         // SAFETY: `crc` is non-null and, by the contract, valid for a u32 read.
         let before = unsafe { crc.read() };
         let sum = if n == 0 {
@@ -560,6 +530,22 @@ pub unsafe extern "C" fn dgen4j_file_is_direct(file: *const dgen4j_file) -> i32 
         Some(f) => i32::from(f.is_direct()),
         None => 0,
     }
+}
+
+/// Resolves a live generator handle or reports NULL. Fills and verifies take only a shared
+/// reference: the pool serialises them internally.
+///
+/// # Safety
+/// `gen` must be NULL or a live generator.
+unsafe fn generator_ref<'a>(gen: *mut dgen4j_generator) -> Result<&'a dgen4j_generator, Error> {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { gen.cast_const().as_ref() }.ok_or_else(|| Error::invalid("gen is NULL"))
+}
+
+/// `len` as a `usize`, once `[offset, offset + len)` is checked against the generator's range.
+fn range_len(gen: &dgen4j_generator, offset: u64, len: u64) -> Result<usize, Error> {
+    gen.spec().check_range(offset, len)?;
+    usize::try_from(len).map_err(|_| Error::invalid(format!("len {len} does not fit in the address space")))
 }
 
 /// Resolves a live file handle or reports NULL.
@@ -891,9 +877,7 @@ pub unsafe extern "C" fn dgen4j_bench_fill(
 ) -> i32 {
     guarded(|| {
         // SAFETY: by the contract, `gen` is NULL or points to a live generator.
-        let Some(gen) = (unsafe { gen.cast_const().as_ref() }) else {
-            return Err(Error::invalid("gen is NULL"));
-        };
+        let gen = unsafe { generator_ref(gen) }?;
         if nanos.is_null() {
             return Err(Error::invalid("nanos is NULL"));
         }

@@ -163,7 +163,7 @@ final class AwsTransport implements S3Transport {
         }
         CompletableFuture<software.amazon.awssdk.services.s3.model.UploadPartResponse> raw =
                 run("UploadPart " + partNumber, where.toString(), c -> c.uploadPart(req.build(), body(body)));
-        return cancelling(raw, raw.thenApply(r -> new UploadedPart(partNumber, r.eTag(), crc32c == null ? null
+        return S3Transport.cancelling(raw, raw.thenApply(r -> new UploadedPart(partNumber, r.eTag(), crc32c == null ? null
                 : r.checksumCRC32C())));
     }
 
@@ -306,17 +306,7 @@ final class AwsTransport implements S3Transport {
             return n;
         });
         out.whenComplete((n, e) -> sink.close()); // a cancel of out too
-        return cancelling(raw, out);
-    }
-
-    /** {@code derived}, whose cancel (the driver's, on an interrupt) cancels the SDK's request {@code raw}. */
-    private static <T> CompletableFuture<T> cancelling(CompletableFuture<?> raw, CompletableFuture<T> derived) {
-        derived.whenComplete((r, e) -> {
-            if (derived.isCancelled()) {
-                raw.cancel(true);
-            }
-        });
-        return derived;
+        return S3Transport.cancelling(raw, out);
     }
 
     /**

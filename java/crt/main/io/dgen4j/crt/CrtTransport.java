@@ -497,11 +497,6 @@ public final class CrtTransport implements S3Transport {
                 out.completeExceptionally(CrtErrors.jvmError(e));
             }
         });
-        out.whenComplete((r, e) -> {
-            if (out.isCancelled()) {
-                raw.cancel(true);
-            }
-        });
-        return out;
+        return S3Transport.cancelling(raw, out);
     }
 }

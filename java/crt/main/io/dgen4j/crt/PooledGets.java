@@ -1,6 +1,7 @@
 package io.dgen4j.crt;
 
 import io.dgen4j.s3.internal.SdkBodyCopy;
+import io.dgen4j.s3.spi.S3Transport;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -83,13 +84,8 @@ final class PooledGets implements AutoCloseable {
             }
         });
         // however it ends (a cancel included), nothing more lands in dst after this
-        out.whenComplete((n, e) -> {
-            call.close();
-            if (out.isCancelled()) {
-                head.cancel(true);
-            }
-        });
-        return out;
+        out.whenComplete((n, e) -> call.close());
+        return S3Transport.cancelling(head, out);
     }
 
     @Override

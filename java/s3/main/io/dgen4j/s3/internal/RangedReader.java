@@ -173,14 +173,8 @@ public final class RangedReader implements StorageReader {
                 CRC32C sum = summed ? new CRC32C() : null;
                 CompletableFuture<Long> raw = summed ? t.getRange(where, offset, into, etag, sum)
                         : t.getRange(where, offset, into, etag);
-                CompletableFuture<Got> out = raw.thenApply(n -> new Got(n, sum));
                 // the driver cancels what it waits on (an interrupt): the transport's GET stops too
-                out.whenComplete((r, e) -> {
-                    if (out.isCancelled()) {
-                        raw.cancel(true);
-                    }
-                });
-                return out;
+                return S3Transport.cancelling(raw, raw.thenApply(n -> new Got(n, sum)));
             });
         } catch (Requests.Changed e) {
             throw new IOException(String.format("%s changed during the load: it is no longer the object of ETag %s "

@@ -170,12 +170,20 @@ public interface S3Transport extends AutoCloseable {
             sum.update(dst.asSlice(0, n).asByteBuffer());
             return n;
         });
-        out.whenComplete((n, e) -> {
-            if (out.isCancelled()) {
-                raw.cancel(true); // the caller's cancel stops the GET
+        return cancelling(raw, out);
+    }
+
+    /**
+     * {@code derived}, whose cancel (the driver's, on an interrupt) cancels {@code raw}, the client's
+     * request it was derived from: a cancel reaches the request through any stage a transport adds.
+     */
+    static <T> CompletableFuture<T> cancelling(CompletableFuture<?> raw, CompletableFuture<T> derived) {
+        derived.whenComplete((r, e) -> {
+            if (derived.isCancelled()) {
+                raw.cancel(true);
             }
         });
-        return out;
+        return derived;
     }
 
     /** Whose fault {@code failure} (as this transport's futures complete with it) is. */
