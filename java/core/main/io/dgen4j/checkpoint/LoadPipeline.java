@@ -31,8 +31,14 @@ import java.util.function.LongConsumer;
  * with the fused {@link Generator#firstMismatch} is a {@link VerifyMode}, chosen by
  * {@value #VERIFIER_PROPERTY} ({@code auto}, the default, {@code thread} or {@code inline}):
  * <ul>
+ * <li>{@link VerifyMode#ARRIVAL} ({@code auto} for a raw load from storage that copies each piece of a
+ *     read into the buffer, {@link StorageReader#checksAsRead}: S3): the reader's storage compares
+ *     each piece right after copying it, still in cache, on the thread that copied it; whole chunks
+ *     per read, no verifier thread, no buffer for one. A load of a format (torch, safetensors), whose
+ *     compare keeps state per region, is verified by one of the others.</li>
  * <li>{@link VerifyMode#THREAD} ({@code auto} while the readers leave a CPU idle, and for reads
- *     that are no CPU copy out of memory: a device's DMA, a network): readers hand what they read
+ *     that are no CPU copy out of memory: a device's DMA, a network that cannot compare as it
+ *     copies): readers hand what they read
  *     to one verifier thread and go on with their next read at once, so the compare runs on a core
  *     the readers leave idle (or while the device or network leaves the CPU idle). A device's DMA
  *     (O_DIRECT from a disk) lands in the two halves of the reader's one buffer in turn (a
@@ -108,7 +114,13 @@ final class LoadPipeline {
         /** Each reader, right after each slice's read. */
         INLINE,
         /** One verifier thread, overlapped with the readers' next reads. */
-        THREAD
+        THREAD,
+        /**
+         * The reader's storage, as it copies each piece of a read into the buffer (a network's
+         * response body, {@link StorageReader#checksAsRead}): compared in cache, whole chunks per
+         * read, no verifier thread and no buffer for one.
+         */
+        ARRIVAL
     }
 
     /** A pool buffer and the references to it: its reader's, and one per slice awaiting verification. */
@@ -264,7 +276,7 @@ final class LoadPipeline {
         this.threads = threads;
         this.progress = progress;
         boolean copied = reader.memoryCopy();
-        this.mode = verify ? verifyMode(readers, copied) : VerifyMode.NONE;
+        this.mode = verify ? verifyMode(readers, copied, layout == null && reader.checksAsRead()) : VerifyMode.NONE;
         // Bytes the CPU copies out of memory are read in slices compared while still in cache; a
         // device's DMA lands in the two halves of the reader's buffer in turn (both O_DIRECT-aligned);
         // a network (a request per read) takes whole chunks.
@@ -273,6 +285,7 @@ final class LoadPipeline {
             case NONE -> chunkSize;
             case INLINE -> copied ? Math.min(INLINE_SLICE, chunkSize) : chunkSize;
             case THREAD -> copied ? Math.min(RING_SLICE, chunkSize) : halves ? chunkSize / 2 : chunkSize;
+            case ARRIVAL -> chunkSize;
         };
         this.hotSlice = mode == VerifyMode.INLINE && copied;
         this.ringed = mode == VerifyMode.THREAD && (copied || halves);
@@ -280,18 +293,20 @@ final class LoadPipeline {
     }
 
     /**
-     * The verifier: {@value #VERIFIER_PROPERTY} when set; else a thread of its own while the
-     * readers leave a CPU idle, and the readers themselves when they do not (no hand-off, and no
-     * thread taking a core from a reader).
+     * The verifier: {@value #VERIFIER_PROPERTY} when set; else the reader's storage as the bytes
+     * arrive where it can ({@code arrival}: a raw load from a network that copies each piece), else
+     * a thread of its own while the readers leave a CPU idle, and the readers themselves when they
+     * do not (no hand-off, and no thread taking a core from a reader).
      */
-    private static VerifyMode verifyMode(int readers, boolean copied) {
+    private static VerifyMode verifyMode(int readers, boolean copied, boolean arrival) {
         String asked = System.getProperty(VERIFIER_PROPERTY, "auto").trim().toLowerCase(java.util.Locale.ROOT);
         return switch (asked) {
             case "inline" -> VerifyMode.INLINE;
             case "thread" -> VerifyMode.THREAD;
-            case "auto", "" -> !copied || readers < Numa.defaultThreads() ? VerifyMode.THREAD : VerifyMode.INLINE;
+            case "auto", "", "arrival" -> arrival ? VerifyMode.ARRIVAL
+                    : !copied || readers < Numa.defaultThreads() ? VerifyMode.THREAD : VerifyMode.INLINE;
             default -> throw new IllegalArgumentException(String.format(
-                    "system property %s must be auto, inline or thread, got '%s'", VERIFIER_PROPERTY, asked));
+                    "system property %s must be auto, arrival, inline or thread, got '%s'", VERIFIER_PROPERTY, asked));
         };
     }
 
@@ -353,7 +368,7 @@ final class LoadPipeline {
         long size = layout == null ? spec.size() : layout.layout().size();
         // Readers verifying inline need the generator first; the verifier thread opens its own
         // while the first slices are read.
-        try (Generator gen = mode == VerifyMode.INLINE ? openVerifier() : null) {
+        try (Generator gen = mode == VerifyMode.INLINE || mode == VerifyMode.ARRIVAL ? openVerifier() : null) {
             if (gen != null) {
                 verifier = gen.implementation();
             }
@@ -400,7 +415,7 @@ final class LoadPipeline {
     private Generator openVerifier() {
         return switch (mode) {
             case NONE -> null;
-            case INLINE -> threads > 0 ? Generator.open(spec, Generator.Kind.AUTO, threads)
+            case INLINE, ARRIVAL -> threads > 0 ? Generator.open(spec, Generator.Kind.AUTO, threads)
                     : Generator.open(spec, Generator.Kind.AUTO, 1, Numa.Mode.OFF, -1);
             // One thread compares on the verifier thread itself: no hand-off to a worker per slice.
             case THREAD -> verifyThreads() == 1
@@ -523,8 +538,15 @@ final class LoadPipeline {
             }
             io.begin();
             long n;
+            long bad = -1;
             try {
-                n = reader.read(offset + at, part);
+                if (mode == VerifyMode.ARRIVAL) {
+                    StorageReader.Checked c = reader.read(offset + at, part, (bytes, from) -> compared(gen, bytes, from));
+                    n = c.bytes();
+                    bad = c.firstMismatch();
+                } else {
+                    n = reader.read(offset + at, part);
+                }
             } finally {
                 io.end();
             }
@@ -541,6 +563,12 @@ final class LoadPipeline {
                 case THREAD -> {
                     held.refs.incrementAndGet();
                     pending.add(new Pending(held, part, offset + at, ring != null ? ring.current : null));
+                }
+                case ARRIVAL -> {
+                    if (bad >= 0) {
+                        mismatched(gen, part, offset + at, bad);
+                    }
+                    progress.accept(done.addAndGet(want));
                 }
                 case NONE -> { }
             }
@@ -663,20 +691,35 @@ final class LoadPipeline {
         long t0 = System.nanoTime();
         long abs = gen.firstMismatch(part, offset);
         if (abs >= 0) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment one = arena.allocate(1);
-                gen.fill(one, abs, 1);
-                byte expected = one.get(ValueLayout.JAVA_BYTE, 0);
-                byte found = part.get(ValueLayout.JAVA_BYTE, abs - offset);
-                synchronized (this) {
-                    if (abs < firstMismatch.get()) {
-                        mismatchBytes = new byte[] {expected, found};
-                        firstMismatch.set(abs);
-                    }
+            mismatched(gen, part, offset, abs);
+        }
+        verifyNanos.addAndGet(System.nanoTime() - t0);
+    }
+
+    /** The first mismatch of {@code bytes} (at {@code offset}) compared as they arrived, timed as verification. */
+    private long compared(Generator gen, MemorySegment bytes, long offset) {
+        long t0 = System.nanoTime();
+        try {
+            return gen.firstMismatch(bytes, offset);
+        } finally {
+            verifyNanos.addAndGet(System.nanoTime() - t0);
+        }
+    }
+
+    /** Keeps {@code abs}, a byte of {@code part} (at {@code offset}) that differs, when it is the smallest found. */
+    private void mismatched(Generator gen, MemorySegment part, long offset, long abs) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment one = arena.allocate(1);
+            gen.fill(one, abs, 1);
+            byte expected = one.get(ValueLayout.JAVA_BYTE, 0);
+            byte found = part.get(ValueLayout.JAVA_BYTE, abs - offset);
+            synchronized (this) {
+                if (abs < firstMismatch.get()) {
+                    mismatchBytes = new byte[] {expected, found};
+                    firstMismatch.set(abs);
                 }
             }
         }
-        verifyNanos.addAndGet(System.nanoTime() - t0);
     }
 
     /** {@link #compare} of a file in a format: framing byte for byte, payloads against the stream. */

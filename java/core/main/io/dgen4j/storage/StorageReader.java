@@ -16,6 +16,38 @@ public interface StorageReader extends AutoCloseable {
     long read(long offset, MemorySegment dst) throws IOException;
 
     /**
+     * {@link #read(long, MemorySegment)}, comparing the bytes read with {@code check}: returns the
+     * count and the object offset of the first byte that differs (-1 when none does). Backends that
+     * copy each piece of a read into {@code dst} (a network's response body) compare the pieces as
+     * they copy them, still in cache ({@link #checksAsRead()}); this default compares {@code dst}
+     * once the read returns.
+     *
+     * @throws IOException as {@link #read(long, MemorySegment)} does; what {@code check} throws is
+     *                     rethrown here
+     */
+    default Checked read(long offset, MemorySegment dst, ReadCheck check) throws IOException {
+        long n = read(offset, dst);
+        return new Checked(n, n == 0 ? -1 : check.firstMismatch(dst.asSlice(0, n), offset));
+    }
+
+    /**
+     * Whether {@link #read(long, MemorySegment, ReadCheck)} compares each piece as it arrives (in
+     * cache) rather than the whole read after it: then a verified load needs no verifier thread.
+     */
+    default boolean checksAsRead() {
+        return false;
+    }
+
+    /**
+     * What a {@link #read(long, MemorySegment, ReadCheck) checked read} stored.
+     *
+     * @param bytes         the count of bytes read
+     * @param firstMismatch the object offset of the first byte read that differs from what
+     *                      {@link ReadCheck} expects, or -1
+     */
+    record Checked(long bytes, long firstMismatch) {}
+
+    /**
      * The metadata saved with the object (for a file, the sidecar entry that describes this very
      * file); empty when it has none.
      */

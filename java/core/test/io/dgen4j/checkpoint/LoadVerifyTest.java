@@ -236,7 +236,7 @@ class LoadVerifyTest {
         ckpt(1, 2).save(f.toString(), 100_000);
         System.setProperty(VERIFIER, "gpu");
         var e = assertThrows(IllegalArgumentException.class, () -> ckpt(1, 2).load(f.toString(), true));
-        assertEquals("system property dgen4j.load.verifier must be auto, inline or thread, got 'gpu'", e.getMessage());
+        assertEquals("system property dgen4j.load.verifier must be auto, arrival, inline or thread, got 'gpu'", e.getMessage());
         // A plain load does not verify: the property does not matter.
         assertEquals(100_000, ckpt(1, 2).load(f.toString(), false).totalBytes());
     }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dgen4j.checkpoint.LoadResult;
 import io.dgen4j.checkpoint.StreamingCheckpoint;
+import io.dgen4j.checkpoint.VerifyException;
 import io.dgen4j.gen.DataSpec;
 import io.dgen4j.storage.ReadRequest;
 import io.dgen4j.storage.StorageOptions;
@@ -171,7 +172,7 @@ public abstract class S3IntegrityContract {
             long[][] ranges = {{3, size - 1000}, {size - 500, 4096}, {12345, 1}};
             for (long[] r : ranges) {
                 MemorySegment dst = arena.allocate(r[1]);
-                CRC32C sum = new CRC32C();
+                StoredFirst sum = new StoredFirst(dst);
                 sum.update(new byte[] {1, 2, 3}); // what an earlier attempt left: the GET starts it over
                 long n = t.getRange(where, r[0], dst, etag, sum).join();
                 long expected = Math.min(r[1], size - r[0]);
@@ -179,10 +180,95 @@ public abstract class S3IntegrityContract {
                 CRC32C want = new CRC32C();
                 want.update(stored, (int) r[0], (int) expected);
                 assertEquals(want.getValue(), sum.getValue(), "the sum of the range at " + r[0]);
+                assertEquals(expected, sum.fed, "bytes fed to the sum of the range at " + r[0]);
+                assertNull(sum.notYetStored, "every byte is fed once it is in the segment, where a verified "
+                        + "load compares it");
                 assertEquals(java.nio.ByteBuffer.wrap(stored, (int) r[0], (int) expected),
                         dst.asSlice(0, n).asByteBuffer(), "the bytes of the range at " + r[0]);
             }
         }
+    }
+
+    /**
+     * A CRC32C that checks, as each byte is fed after its reset, that the segment already holds it at
+     * the position it was fed at.
+     */
+    private static final class StoredFirst implements java.util.zip.Checksum {
+        private final CRC32C crc = new CRC32C();
+        private final MemorySegment dst;
+        private boolean started;
+        long fed;
+        String notYetStored;
+
+        StoredFirst(MemorySegment dst) {
+            this.dst = dst;
+        }
+
+        @Override
+        public void update(int b) {
+            update(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void update(byte[] b, int off, int len) {
+            crc.update(b, off, len);
+            if (started && notYetStored == null) {
+                long m = MemorySegment.mismatch(MemorySegment.ofArray(b), off, off + len, dst, fed, fed + len);
+                if (m >= 0) {
+                    notYetStored = "byte " + (fed + m) + " fed before it was stored";
+                }
+            }
+            fed += len;
+        }
+
+        @Override
+        public void update(java.nio.ByteBuffer buffer) {
+            byte[] b = new byte[buffer.remaining()];
+            buffer.get(b);
+            update(b, 0, b.length);
+        }
+
+        @Override
+        public long getValue() {
+            return crc.getValue();
+        }
+
+        @Override
+        public void reset() {
+            crc.reset();
+            started = true;
+            fed = 0;
+        }
+    }
+
+    /**
+     * A verified load compares the bytes as they arrive and reports the first that differs, with what
+     * it should be and what was read (here with checksums only where required, so that the store's
+     * CRC32C does not find the byte first).
+     */
+    @Test
+    protected void aVerifiedLoadFindsTheFirstByteThatDiffersAsItArrives() throws Exception {
+        String key = "integrity/verified.bin";
+        long size = 3 * CHUNK + 4321;
+        S3Settings required = S3.settings().toBuilder().checksumMode(S3Settings.ChecksumMode.WHEN_REQUIRED).build();
+        checkpoint(required, 11).save(target(key), size);
+        assertTrue(checkpoint(required, 11).load(target(key), true).verified());
+        try (StorageReader r = reader(key, required)) {
+            assertTrue(r.checksAsRead(), "compared as the pieces arrive, with no verifier thread");
+        }
+        long at = 2 * CHUNK + 1000;
+        int was;
+        try (RandomAccessFile f = new RandomAccessFile(stored(key).toFile(), "rw")) {
+            f.seek(at);
+            was = f.read();
+            f.seek(at);
+            f.write(was ^ 0x44);
+        }
+        VerifyException e = assertThrows(VerifyException.class,
+                () -> checkpoint(required, 11).load(target(key), true));
+        assertEquals(at, e.offset().orElseThrow(), e.getMessage());
+        assertTrue(e.getMessage().contains(String.format("(expected 0x%02x, found 0x%02x)", was, was ^ 0x44)),
+                e.getMessage());
     }
 
     @Test

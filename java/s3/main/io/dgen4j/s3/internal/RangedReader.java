@@ -5,6 +5,7 @@ import io.dgen4j.s3.S3Settings;
 import io.dgen4j.s3.spi.S3Transport;
 import io.dgen4j.storage.EndpointStatistics;
 import io.dgen4j.storage.OpenTimes;
+import io.dgen4j.storage.ReadCheck;
 import io.dgen4j.storage.StorageReader;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -16,7 +17,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,12 +128,23 @@ public final class RangedReader implements StorageReader {
 
     @Override
     public long read(long offset, MemorySegment dst) throws IOException {
+        return read(offset, dst, (ReadCheck) null).bytes();
+    }
+
+    /** Each piece a GET stores is compared as the transport copies it (see {@link Arrivals}). */
+    @Override
+    public boolean checksAsRead() {
+        return true;
+    }
+
+    @Override
+    public Checked read(long offset, MemorySegment dst, ReadCheck check) throws IOException {
         if (offset < 0) {
             throw new IllegalArgumentException("offset must be >= 0, got " + offset);
         }
         long len = Math.min(dst.byteSize(), size - offset);
         if (len <= 0) {
-            return 0;
+            return new Checked(0, -1);
         }
         if (len > Integer.MAX_VALUE) {
             len = Integer.MAX_VALUE & ~4095L;
@@ -144,11 +155,11 @@ public final class RangedReader implements StorageReader {
         boolean summed = objectCrc != null;
         Got got;
         if (target.isAccessibleBy(OTHER_THREAD)) {
-            got = get(op, offset, target, summed);
+            got = get(op, offset, target, summed, check);
         } else {
             try (Arena shared = Arena.ofShared()) {
                 MemorySegment bounce = shared.allocate(len, 4096);
-                got = get(op, offset, bounce, summed);
+                got = get(op, offset, bounce, summed, check);
                 MemorySegment.copy(bounce, 0, target, 0, got.bytes());
             }
         }
@@ -156,25 +167,28 @@ public final class RangedReader implements StorageReader {
         if (n != len) {
             throw new IOException(String.format("%s of %s returned %d bytes, %d expected", op, where, n, len));
         }
-        if (summed) {
-            checked(offset, n, (int) got.sum().getValue());
+        if (got.arrivals() != null) {
+            got.arrivals().finish(n); // what the transport stored after the last whole batch
         }
-        return n;
+        if (summed) {
+            checked(offset, n, (int) got.arrivals().getValue());
+        }
+        return new Checked(n, check == null ? -1 : got.arrivals().firstMismatch());
     }
 
-    /** What one GET attempt stored, and its own checksum of those bytes (null when not summed). */
-    private record Got(long bytes, CRC32C sum) {}
+    /** What one GET attempt stored, and what its own {@link Arrivals} found in those bytes (null when neither summed nor checked). */
+    private record Got(long bytes, Arrivals arrivals) {}
 
-    private Got get(String op, long offset, MemorySegment into, boolean summed) throws IOException {
+    private Got get(String op, long offset, MemorySegment into, boolean summed, ReadCheck check) throws IOException {
         try {
-            // each attempt (perhaps at another endpoint) sums into a checksum of its own: one that
-            // was given up on may still be storing while the next one runs
+            // each attempt (perhaps at another endpoint) sums and compares in an Arrivals of its own:
+            // one that was given up on may still be storing while the next one runs
             return requests.call(op, Got::bytes, t -> {
-                CRC32C sum = summed ? new CRC32C() : null;
-                CompletableFuture<Long> raw = summed ? t.getRange(where, offset, into, etag, sum)
+                Arrivals arrivals = summed || check != null ? new Arrivals(into, offset, summed, check) : null;
+                CompletableFuture<Long> raw = arrivals != null ? t.getRange(where, offset, into, etag, arrivals)
                         : t.getRange(where, offset, into, etag);
                 // the driver cancels what it waits on (an interrupt): the transport's GET stops too
-                return S3Transport.cancelling(raw, raw.thenApply(n -> new Got(n, sum)));
+                return S3Transport.cancelling(raw, raw.thenApply(n -> new Got(n, arrivals)));
             });
         } catch (Requests.Changed e) {
             throw new IOException(String.format("%s changed during the load: it is no longer the object of ETag %s "

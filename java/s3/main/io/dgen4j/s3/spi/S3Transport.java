@@ -156,7 +156,9 @@ public interface S3Transport extends AutoCloseable {
 
     /**
      * {@link #getRange(S3Location, long, MemorySegment, String)}, feeding {@code sum} every byte it
-     * stores in {@code dst}, in order: {@code sum} is reset before the first byte is stored, and again
+     * stores in {@code dst}, in order, each once it is in {@code dst} (a sum may read the bytes it is
+     * fed there, as a verified load's does to compare them): {@code sum} is reset before the first
+     * byte is stored, and again
      * whenever the client starts over at the segment's start (its own retry), so that once the
      * future completes it is the checksum of the bytes it counts. The bytes are summed while they are
      * in the CPU's cache instead of in a second pass over memory: transports that copy each piece of a
