@@ -23,6 +23,33 @@ class ProcessMemorySamplerTest {
         }
     }
 
+    /**
+     * A long run keeps its whole course in bounded memory: at the bound every other sample goes and
+     * sampling slows down, the first sample (the start) stays and the latest keep coming.
+     */
+    @Test
+    void keepsTheWholeCourseInBoundedSamples() throws Exception {
+        try (ProcessMemory.Sampler s = new ProcessMemory.Sampler(1, () -> 7, 16)) {
+            long t0 = System.nanoTime();
+            int most = 0;
+            while (System.nanoTime() - t0 < 400_000_000L) {
+                most = Math.max(most, s.samples().size());
+                Thread.sleep(1);
+            }
+            List<ProcessMemory.Sample> got = s.samples();
+            assertTrue(most < 16, "at most " + most + " samples kept at once");
+            assertTrue(got.size() >= 4, got.toString());
+            assertTrue(got.getFirst().seconds() < 0.1, "the start kept: " + got);
+            assertTrue(got.getLast().seconds() > 0.2, "and the course since: " + got);
+            for (int i = 1; i < got.size(); i++) {
+                assertTrue(got.get(i).seconds() > got.get(i - 1).seconds(), "in order: " + got);
+            }
+            double firstGap = got.get(1).seconds() - got.get(0).seconds();
+            assertTrue(firstGap > 0.01, "thinned to ever wider steps (the first 1 ms steps are gone): " + got);
+            assertTrue(s.peakSampled() > 0);
+        }
+    }
+
     /** RSS read from statm's page count agrees with the kernel's VmRSS in status, and follows memory touched. */
     @Test
     void rssFromStatmAgreesWithStatusAndFollowsTouchedMemory() throws Exception {
