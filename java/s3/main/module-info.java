@@ -10,11 +10,13 @@ module io.dgen4j.s3 {
     requires transitive io.dgen4j;
     requires org.slf4j;
     requires java.net.http;
-    // only for RoutedClient, which the aws and crt client modules (that bring the SDK) use
+    // only for RoutedClient, SdkBodyCopy and RangeSink, which the aws and crt client modules (that
+    // bring the SDK) use
     requires static software.amazon.awssdk.services.s3;
     requires static software.amazon.awssdk.awscore;
     requires static software.amazon.awssdk.core;
     requires static software.amazon.awssdk.endpoints;
+    requires static org.reactivestreams;
 
     // the API: settings, targets, the provider
     exports io.dgen4j.s3;

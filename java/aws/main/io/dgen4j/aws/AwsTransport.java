@@ -4,6 +4,7 @@ import io.dgen4j.s3.internal.EndpointProbe;
 import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.internal.RangeSink;
 import io.dgen4j.s3.spi.S3Transport;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -20,11 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.zip.Checksum;
 import javax.net.ssl.SSLException;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
-import software.amazon.awssdk.core.async.AsyncResponseTransformer;
-import software.amazon.awssdk.core.async.SdkPublisher;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
@@ -33,7 +30,6 @@ import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -271,32 +267,24 @@ final class AwsTransport implements S3Transport {
         return AsyncRequestBody.fromRemainingByteBuffersUnsafe(pieces);
     }
 
-    /** Sums each piece as the sync GET copies it into the segment (the async GET sums the segment afterwards). */
+    /**
+     * Sums each piece as the GET copies it into the segment (the sync GET's copy, or the async
+     * client's through a {@link RangeSink}); a null {@code sum} for a plain GET.
+     */
     @Override
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
                                             Checksum sum) {
-        if (gets == null) {
-            return S3Transport.super.getRange(where, offset, dst, etag, sum);
-        }
         String range = "bytes=" + offset + "-" + (offset + dst.byteSize() - 1);
-        return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint, sum),
-                false);
-    }
-
-    @Override
-    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
-        long len = dst.byteSize();
-        String range = "bytes=" + offset + "-" + (offset + len - 1);
         if (gets != null) {
-            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint, null),
+            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint, sum),
                     false);
         }
         GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
         if (etag != null) {
             req.ifMatch(etag);
         }
-        SegmentSink sink = new SegmentSink(dst, etag, got -> new ETagChanged("GetObject " + range, where, endpoint,
-                etag, got));
+        RangeSink sink = new RangeSink(dst, sum, range + " of " + where, etag,
+                got -> new ETagChanged("GetObject " + range, where, endpoint, etag, got));
         CompletableFuture<Long> raw = run("GetObject " + range, where.toString(), c -> c.getObject(req.build(), sink));
         CompletableFuture<Long> out = raw.handle((n, e) -> {
             sink.close(); // no byte lands in the segment after the future completes
@@ -309,117 +297,9 @@ final class AwsTransport implements S3Transport {
         return S3Transport.cancelling(raw, out);
     }
 
-    /**
-     * Receives a GET's body straight into the caller's segment, from the SDK's threads. Each attempt
-     * (the SDK retries) starts over at the segment's start; once closed (the call ended, however),
-     * nothing more is written. An answer whose ETag is not the one asked for (a store that ignored
-     * {@code If-Match}) fails without a byte stored.
-     */
-    private static final class SegmentSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
-        private final ByteBuffer target;
-        private final String etag;
-        private final Function<String, RuntimeException> changed;
-        private int attempt;
-        private boolean closed;
-        private volatile CompletableFuture<Long> future;
-        private volatile RuntimeException mismatch;
-
-        SegmentSink(MemorySegment dst, String etag, Function<String, RuntimeException> changed) {
-            this.target = dst.asByteBuffer();
-            this.etag = etag;
-            this.changed = changed;
-        }
-
-        @Override
-        public synchronized CompletableFuture<Long> prepare() {
-            attempt++;
-            target.clear();
-            CompletableFuture<Long> f = new CompletableFuture<>();
-            future = f;
-            return f;
-        }
-
-        @Override
-        public void onResponse(GetObjectResponse response) {
-            mismatch = S3Transport.sameETag(etag, response.eTag()) ? null : changed.apply(response.eTag());
-        }
-
-        @Override
-        public void onStream(SdkPublisher<ByteBuffer> publisher) {
-            int a;
-            synchronized (this) {
-                a = attempt;
-            }
-            CompletableFuture<Long> f = future;
-            RuntimeException other = mismatch;
-            if (other != null) {
-                publisher.subscribe(new Subscriber<ByteBuffer>() {
-                    @Override
-                    public void onSubscribe(Subscription s) {
-                        s.cancel();
-                    }
-
-                    @Override
-                    public void onNext(ByteBuffer b) {}
-
-                    @Override
-                    public void onError(Throwable t) {}
-
-                    @Override
-                    public void onComplete() {}
-                });
-                f.completeExceptionally(other);
-                return;
-            }
-            publisher.subscribe(new Subscriber<ByteBuffer>() {
-                private Subscription subscription;
-
-                @Override
-                public void onSubscribe(Subscription s) {
-                    subscription = s;
-                    s.request(Long.MAX_VALUE); // bounded by the range asked for
-                }
-
-                @Override
-                public void onNext(ByteBuffer b) {
-                    synchronized (SegmentSink.this) {
-                        if (closed || a != attempt) {
-                            return;
-                        }
-                        if (b.remaining() > target.remaining()) {
-                            subscription.cancel();
-                            f.completeExceptionally(new IOException("the server returned more bytes than asked for"));
-                            return;
-                        }
-                        target.put(b);
-                    }
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    f.completeExceptionally(t);
-                }
-
-                @Override
-                public void onComplete() {
-                    synchronized (SegmentSink.this) {
-                        f.complete((long) target.position());
-                    }
-                }
-            });
-        }
-
-        @Override
-        public void exceptionOccurred(Throwable error) {
-            CompletableFuture<Long> f = future;
-            if (f != null) {
-                f.completeExceptionally(error);
-            }
-        }
-
-        synchronized void close() {
-            closed = true;
-        }
+    @Override
+    public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag) {
+        return getRange(where, offset, dst, etag, null);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.dgen4j.crt;
 import io.dgen4j.s3.spi.S3Errors;
 import io.dgen4j.s3.S3Location;
 import io.dgen4j.s3.S3Settings;
+import io.dgen4j.s3.internal.RangeSink;
 import io.dgen4j.s3.spi.S3Transport;
 import java.io.IOException;
 import java.lang.foreign.Arena;

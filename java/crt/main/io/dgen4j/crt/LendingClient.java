@@ -12,7 +12,7 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  * as it fills it, and a pool that cannot grow when it must waits for a buffer that nothing will give
  * back: a load over 1,000 endpoints (a client per port) hung once their pools' 8 MiB buffers had
  * taken the launcher's 96 MiB of direct memory. The other clients of the process take the CRT's
- * heap arrays instead ({@link RangeSink}).
+ * heap arrays instead ({@link io.dgen4j.s3.internal.RangeSink}).
  */
 final class LendingClient extends DelegatingS3AsyncClient {
     /** Whether a client of this process holds the pool. */

@@ -1,4 +1,4 @@
-package io.dgen4j.crt;
+package io.dgen4j.s3.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

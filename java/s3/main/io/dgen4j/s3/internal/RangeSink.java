@@ -1,4 +1,4 @@
-package io.dgen4j.crt;
+package io.dgen4j.s3.internal;
 
 import io.dgen4j.s3.spi.S3Transport;
 import java.io.IOException;
@@ -14,14 +14,17 @@ import software.amazon.awssdk.core.async.SdkPublisher;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
- * Copies a ranged GET's body into a segment that any thread may access, on the CRT's thread as
- * each piece arrives (no queue, no waiting thread); completes with the number of bytes copied.
+ * Copies a ranged GET's body, as an SDK async client publishes it, into a segment that any thread
+ * may access, on the client's thread as each piece arrives (no queue, no waiting thread); completes
+ * with the number of bytes copied. The crt backend's GETs outside the lending client take it, and
+ * the aws backend's where the async client serves GETs (options that customize its builder); each
+ * attempt of the client's own retry starts over at the segment's start.
  * More than the segment holds fails the GET (the server ignored the range); so does an answer whose
  * ETag is not the one asked for (the server ignored {@code If-Match}), before a byte is copied. Once
  * {@link #close()}d (the GET ended, or was cancelled) nothing more is copied: the segment may be
  * reused at once. With a checksum, each piece is summed as it is copied (see {@link #copy}).
  */
-final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
+public final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Long> {
     private final MemorySegment dst;
     /** Fed every byte copied, in order; reset when an attempt starts over; null for none. */
     private final Checksum sum;
@@ -37,7 +40,7 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
      * A sink that feeds {@code sum} (when not null) what it copies, and fails an answer whose ETag is
      * not {@code etag} (when not null) with {@code changed}'s exception.
      */
-    RangeSink(MemorySegment dst, Checksum sum, String what, String etag,
+    public RangeSink(MemorySegment dst, Checksum sum, String what, String etag,
               Function<String, RuntimeException> changed) {
         this.dst = dst;
         this.sum = sum;
@@ -141,7 +144,7 @@ final class RangeSink implements AsyncResponseTransformer<GetObjectResponse, Lon
     }
 
     /** Copies nothing more, from now on (a copy under way finishes first). */
-    synchronized void close() {
+    public synchronized void close() {
         closed = true;
     }
 
