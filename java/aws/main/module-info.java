@@ -1,6 +1,8 @@
 /**
- * The {@code aws} storage backend: {@code s3://} targets through the AWS SDK for Java v2's async
- * client over Netty, served by the s3:// provider of {@code io.dgen4j.s3}, which finds it with
+ * The {@code aws} storage backend: {@code s3://} targets through the AWS SDK for Java v2 (its async
+ * client over Netty; its sync clients for ranged GETs, on Apache's HTTP client, and for uploads to
+ * {@code http://} endpoints, on dgen4j's {@code SegmentHttpClient}, which writes bodies from their
+ * segments), served by the s3:// provider of {@code io.dgen4j.s3}, which finds it with
  * {@link java.util.ServiceLoader}; its options are
  * {@link io.dgen4j.s3.S3Settings} and {@link io.dgen4j.aws.AwsOptions}.
  */
@@ -14,11 +16,13 @@ module io.dgen4j.aws {
     requires software.amazon.awssdk.regions;
     requires software.amazon.awssdk.http;
     requires software.amazon.awssdk.http.nio.netty;
-    requires software.amazon.awssdk.http.apache; // ranged GETs (AwsRangedGets)
+    requires software.amazon.awssdk.http.apache; // ranged GETs (AwsSyncCalls)
     requires software.amazon.awssdk.utils;
     requires software.amazon.awssdk.awscore;
     requires software.amazon.awssdk.endpoints;
     requires software.amazon.awssdk.identity.spi;
+    requires software.amazon.awssdk.http.auth.aws; // UnsignedPayloadScheme: the SDK's SigV4 signer
+    requires software.amazon.awssdk.http.auth.spi;
     requires software.amazon.awssdk.retries.api; // the SDK's retries are turned off (AwsClients)
     requires org.reactivestreams;
     requires io.netty.transport; // WideBodyChannel: the SDK's channels with a wider HTTP codec

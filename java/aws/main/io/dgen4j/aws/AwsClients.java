@@ -142,6 +142,20 @@ final class AwsClients {
         return common(S3Client.builder().httpClientBuilder(http), new Key(settings, options, maxConcurrency)).build();
     }
 
+    /**
+     * The sync client that sends the uploads (parts, single-part objects) to the {@code http://}
+     * endpoint of {@code settings}: the same settings and overrides as the others, on a {@link
+     * SegmentHttpClient} (connections as the requests in flight need them) with the settings'
+     * timeouts, signing the payload as the SDK does over https ({@link UnsignedPayloadScheme}).
+     */
+    static S3Client buildUploads(S3Settings settings, AwsOptions options) {
+        S3Timeouts t = settings.timeouts();
+        // built by the SDK from a builder, so that closing the S3 client closes it (its pool and watchdog)
+        return common(S3Client.builder().httpClientBuilder(defaults -> new SegmentHttpClient(t.connect(), t.read(),
+                        t.idle()))
+                .putAuthScheme(new UnsignedPayloadScheme()), new Key(settings, options, 1)).build();
+    }
+
     /** What both clients share: region, addressing, checksums, timeouts, retries, credentials, endpoint. */
     private static <B extends S3BaseClientBuilder<B, ?>> B common(B b, Key k) {
         S3Settings s = k.settings();

@@ -54,7 +54,7 @@ public record AwsOptions(Consumer<S3AsyncClientBuilder> customizer,
 
     /**
      * Whether these options customize the async client's builder: then a load's requests go through
-     * that client too (else through a sync client with the same settings and overrides, see AwsRangedGets).
+     * that client too (else through a sync client with the same settings and overrides, see AwsSyncCalls).
      */
     boolean customizesBuilder() {
         return customizer != NO_CUSTOMIZER;

@@ -33,14 +33,17 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /**
- * The S3 calls of the {@code aws} backend on one endpoint, through the AWS SDK v2's async client
- * (Netty): parts sent straight from the caller's segments ({@code fromRemainingByteBufferUnsafe}
- * on a {@code ByteBuffer} view: no copy), ranged GETs through {@link AwsRangedGets} (a sync client's
- * bodies copied once into the caller's segment) or, when the options customize the async client,
- * streamed by it into the caller's segment. The driver
+ * The S3 calls of the {@code aws} backend on one endpoint, through the AWS SDK v2's clients. Through
+ * {@link AwsSyncCalls}: ranged GETs (a sync client's bodies copied once into the caller's segment)
+ * and, to an {@code http://} endpoint, parts and single-part objects (a sync client on {@link
+ * SegmentHttpClient}, each body written to the socket from the caller's segment). Through the async
+ * client (Netty): every other request, and uploads to {@code https://} endpoints (bodies handed to
+ * the SDK as {@code ByteBuffer} views of the caller's segment, {@code fromRemainingByteBuffersUnsafe}:
+ * no copy). When the options customize the async client, it makes every request. The driver
  * ({@code io.dgen4j.s3}) does the rest.
  *
  * <p>In {@link S3Settings.ChecksumMode#CRC32C} mode the checksums are request members that the SDK
@@ -69,19 +72,19 @@ final class AwsTransport implements S3Transport {
     private final S3Settings settings;
     private final String endpoint;
     private final boolean crc32c;
-    /** The ranged GETs' sync client, or null: the async client's. */
-    private final AwsRangedGets gets;
-    /** What closes with this transport beside the async client: its own GETs' client, or null. */
-    private final AwsRangedGets.Shared ownGets;
+    /** The sync clients' view (ranged GETs, a load's HEAD, uploads to http://), or null: the async client does all. */
+    private final AwsSyncCalls sync;
+    /** What closes with this transport beside the async client: its own sync clients, or null. */
+    private final AwsSyncCalls.Shared ownSync;
     private volatile boolean checkConnect = true;
 
-    AwsTransport(Lazy<S3AsyncClient> client, Lazy<S3AsyncClient> setClient, S3Settings settings, AwsRangedGets gets,
-                 AwsRangedGets.Shared ownGets, boolean closesClient) {
+    AwsTransport(Lazy<S3AsyncClient> client, Lazy<S3AsyncClient> setClient, S3Settings settings, AwsSyncCalls sync,
+                 AwsSyncCalls.Shared ownSync, boolean closesClient) {
         this.client = client;
         this.setClient = setClient;
         this.closesClient = closesClient;
-        this.gets = gets;
-        this.ownGets = ownGets;
+        this.sync = sync;
+        this.ownSync = ownSync;
         this.settings = settings;
         this.endpoint = settings.endpointDescription();
         this.crc32c = settings.checksumMode() == S3Settings.ChecksumMode.CRC32C;
@@ -157,8 +160,9 @@ final class AwsTransport implements S3Transport {
         if (crc32c != null) {
             req.checksumCRC32C(crc32c); // a header with the value given: the SDK adds no trailer
         }
-        CompletableFuture<software.amazon.awssdk.services.s3.model.UploadPartResponse> raw =
-                run("UploadPart " + partNumber, where.toString(), c -> c.uploadPart(req.build(), body(body)));
+        CompletableFuture<software.amazon.awssdk.services.s3.model.UploadPartResponse> raw = sync != null && sync.uploads()
+                ? run("UploadPart " + partNumber, where.toString(), c -> sync.uploadPart(req, body), false)
+                : run("UploadPart " + partNumber, where.toString(), c -> c.uploadPart(req.build(), body(body)));
         return S3Transport.cancelling(raw, raw.thenApply(r -> new UploadedPart(partNumber, r.eTag(), crc32c == null ? null
                 : r.checksumCRC32C())));
     }
@@ -216,18 +220,22 @@ final class AwsTransport implements S3Transport {
 
     @Override
     public CompletableFuture<Void> putObject(S3Location where, Map<String, String> metadata, MemorySegment body) {
+        PutObjectRequest.Builder req = PutObjectRequest.builder().bucket(where.bucket()).key(where.key())
+                .contentLength(body.byteSize()).metadata(metadata).contentType("application/octet-stream");
+        if (sync != null && sync.uploads()) {
+            CompletableFuture<?> raw = run("PutObject", where.toString(), c -> sync.putObject(req, body), false);
+            return S3Transport.cancelling(raw, raw.thenApply(r -> null));
+        }
         AsyncRequestBody content = body.byteSize() == 0 ? AsyncRequestBody.empty() : body(body);
-        return run("PutObject", where.toString(), c -> c.putObject(b -> b.bucket(where.bucket()).key(where.key())
-                .contentLength(body.byteSize()).metadata(metadata).contentType("application/octet-stream"), content)
-                .thenApply(r -> null));
+        return run("PutObject", where.toString(), c -> c.putObject(req.build(), content).thenApply(r -> null));
     }
 
     @Override
     public CompletableFuture<Optional<ObjectHead>> headObject(S3Location where) {
-        if (gets != null && !setClient.made()) {
+        if (sync != null && !setClient.made()) {
             // a load's first request: through the sync client that its GETs use, so that a load never
             // makes the async one (Netty's event loops, arenas and classes)
-            return run("HeadObject", where.toString(), c -> gets.head(where, crc32c), false);
+            return run("HeadObject", where.toString(), c -> sync.head(where, crc32c), false);
         }
         return run("HeadObject", where.toString(), c -> c.headObject(b -> {
             b.bucket(where.bucket()).key(where.key());
@@ -275,8 +283,8 @@ final class AwsTransport implements S3Transport {
     public CompletableFuture<Long> getRange(S3Location where, long offset, MemorySegment dst, String etag,
                                             Checksum sum) {
         String range = "bytes=" + offset + "-" + (offset + dst.byteSize() - 1);
-        if (gets != null) {
-            return run("GetObject " + range, where.toString(), c -> gets.get(where, offset, dst, etag, endpoint, sum),
+        if (sync != null) {
+            return run("GetObject " + range, where.toString(), c -> sync.get(where, offset, dst, etag, endpoint, sum),
                     false);
         }
         GetObjectRequest.Builder req = GetObjectRequest.builder().bucket(where.bucket()).key(where.key()).range(range);
@@ -402,8 +410,8 @@ final class AwsTransport implements S3Transport {
                 c.close();
             }
         } finally {
-            if (ownGets != null) {
-                ownGets.close();
+            if (ownSync != null) {
+                ownSync.close();
             }
         }
     }

@@ -17,6 +17,13 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  * @param maxConnections connections per client (per endpoint)
  */
 public record AwsTransportFactory(AwsOptions options, int maxConnections) implements S3TransportFactory {
+    /**
+     * The system property that picks the HTTP client of uploads to {@code http://} endpoints:
+     * {@code direct} (the default: {@link SegmentHttpClient}, bodies written from their segments) or
+     * {@code netty} (the async client's, as for {@code https://}).
+     */
+    public static final String UPLOADS_PROPERTY = "dgen4j.aws.uploads";
+
     /** Checks the fields. */
     public AwsTransportFactory {
         java.util.Objects.requireNonNull(options, "options");
@@ -40,17 +47,26 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
     public S3Transport open(S3Settings settings) throws IOException {
         javax.net.ssl.TrustManager[] trust = AwsClients.trust(settings);
         Lazy<S3AsyncClient> client = new Lazy<>(() -> AwsClients.build(settings, options, maxConnections, trust));
-        AwsRangedGets.Shared gets = syncClient(settings, trust);
-        return new AwsTransport(client, client, settings, gets == null ? null : gets.own(), gets, true);
+        AwsSyncCalls.Shared sync = syncClient(settings, trust);
+        return new AwsTransport(client, client, settings, sync == null ? null : sync.own(), sync, true);
     }
 
     /**
-     * The sync client of the ranged GETs and a load's HEAD (made on first use), unless the options
-     * customize the async client: then it serves them.
+     * The sync clients (each made on first use): the ranged GETs' and a load's HEAD's, and the
+     * uploads' (to {@code http://} endpoints) unless {@value #UPLOADS_PROPERTY} is {@code netty}; none
+     * when the options customize the async client: then it serves them all.
      */
-    private AwsRangedGets.Shared syncClient(S3Settings settings, javax.net.ssl.TrustManager[] trust) {
-        return options.customizesBuilder() ? null
-                : new AwsRangedGets.Shared(() -> AwsClients.buildSync(settings, options, maxConnections, trust));
+    private AwsSyncCalls.Shared syncClient(S3Settings settings, javax.net.ssl.TrustManager[] trust) {
+        if (options.customizesBuilder()) {
+            return null;
+        }
+        String uploads = System.getProperty(UPLOADS_PROPERTY, "direct");
+        if (!uploads.equals("direct") && !uploads.equals("netty")) {
+            throw new IllegalArgumentException(UPLOADS_PROPERTY + " must be direct or netty, got " + uploads);
+        }
+        return new AwsSyncCalls.Shared(() -> AwsClients.buildSync(settings, options, maxConnections, trust),
+                uploads.equals("direct") ? () -> AwsClients.buildUploads(settings, options) : null,
+                settings.endpoint().orElse(null));
     }
 
     /**
@@ -66,7 +82,7 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
         S3Settings first = settings.perEndpoint().getFirst();
         javax.net.ssl.TrustManager[] trust = AwsClients.trust(first);
         Lazy<S3AsyncClient> shared = new Lazy<>(() -> AwsClients.build(first, options, maxConnections, trust));
-        AwsRangedGets.Shared gets = syncClient(first, trust);
+        AwsSyncCalls.Shared sync = syncClient(first, trust);
         return new Group() {
             @Override
             public S3Transport open(S3Settings one) {
@@ -76,7 +92,7 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
                         : new Lazy<>(() -> new RoutedClient(shared.get(), one.endpoint().orElseThrow()));
                 // the group closes the clients, not the views
                 return new AwsTransport(view, shared, one,
-                        gets == null ? null : own ? gets.own() : gets.to(one.endpoint().orElseThrow()), null, false);
+                        sync == null ? null : own ? sync.own() : sync.to(one.endpoint().orElseThrow()), null, false);
             }
 
             @Override
@@ -87,8 +103,8 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
                         c.close();
                     }
                 } finally {
-                    if (gets != null) {
-                        gets.close();
+                    if (sync != null) {
+                        sync.close();
                     }
                 }
             }

@@ -1,5 +1,6 @@
 package io.dgen4j.aws;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -131,7 +132,7 @@ class AwsBackendTest extends S3BackendFailuresContract {
      * builder keep the load on that client. Every way loads every byte.
      */
     @Test
-    void aSaveUsesTheAsyncClientALoadTheSyncOneUnlessTheAsyncBuilderIsCustomized() throws IOException {
+    void partsAndRangedGetsGoThroughTheSyncClientsUnlessTheAsyncBuilderIsCustomized() throws IOException {
         String key = "gets/17MiB.bin";
         long size = 17 * MIB + 3;
         java.util.Set<String> calls = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -145,6 +146,28 @@ class AwsBackendTest extends S3BackendFailuresContract {
         SaveResult saved = checkpoint(S3.settings(), AwsOptions.overriding(o -> o.addExecutionInterceptor(record)))
                 .save(target(key), size);
         SEEN.add(saved.toString());
+        // to an http:// endpoint the parts go through the sync client on SegmentHttpClient
+        assertEquals(java.util.Set.of("HeadBucketRequest ASYNC", "CreateMultipartUploadRequest ASYNC", "UploadPartRequest SYNC",
+                "CompleteMultipartUploadRequest ASYNC", "HeadObjectRequest ASYNC"), calls);
+        calls.clear();
+        // a single-part object too, its metadata with it
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+             io.dgen4j.s3.spi.S3Transport t = new AwsTransportFactory(AwsOptions.overriding(
+                     o -> o.addExecutionInterceptor(record)), 4).open(S3.settings())) {
+            byte[] bytes = new byte[5001];
+            new java.util.Random(5).nextBytes(bytes);
+            java.lang.foreign.MemorySegment body = arena.allocate(bytes.length);
+            body.copyFrom(java.lang.foreign.MemorySegment.ofArray(bytes));
+            t.putObject(io.dgen4j.s3.S3Location.parse("s3://" + S3.bucket() + "/gets/put.bin"), Map.of("k", "v"), body)
+                    .join();
+            assertEquals(java.util.Set.of("PutObjectRequest SYNC"), calls);
+            assertEquals(Map.of("k", "v"), raw.head(S3.bucket(), "gets/put.bin").metadata());
+            assertArrayEquals(bytes, raw.client.getObject(b -> b.bucket(S3.bucket()).key("gets/put.bin"),
+                    software.amazon.awssdk.core.async.AsyncResponseTransformer.toBytes()).join().asByteArray());
+        }
+        calls.clear();
+        checkpoint(S3.settings(), new AwsOptions(b -> { }, o -> o.addExecutionInterceptor(record)))
+                .save(target("gets/customized.bin"), size);
         assertEquals(java.util.Set.of("HeadBucketRequest ASYNC", "CreateMultipartUploadRequest ASYNC", "UploadPartRequest ASYNC",
                 "CompleteMultipartUploadRequest ASYNC", "HeadObjectRequest ASYNC"), calls);
         calls.clear();
