@@ -22,6 +22,9 @@ configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=("default=")
 cd "$here"
 [ -x /usr/bin/time ] || { echo "bench-s3-save-cpu: /usr/bin/time is missing (Debian package 'time')" >&2; exit 1; }
+case " $clients " in *" rawput "*)
+  python3 -c 'import botocore' 2>/dev/null || { echo "bench-s3-save-cpu: python3 with botocore is needed for rawput (pip install boto3), or leave rawput out of the clients" >&2; exit 1; } ;;
+esac
 ./build -q -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -Dnative.skip="${NATIVE_SKIP:-false}" \
   -pl java/cli,java/crt -am package >&2
 # shellcheck source=scripts/s3-bench.sh

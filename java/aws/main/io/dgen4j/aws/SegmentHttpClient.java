@@ -54,7 +54,7 @@ final class SegmentHttpClient implements SdkHttpClient {
      * the body, not the time a whole part takes.
      */
     static final int WRITE_PIECE = AwsTransport.BODY_PIECE;
-    /** The buffer for bodies that are not segments, and for reading a response's head. */
+    /** The buffer that bodies other than segments are read into. */
     private static final int COPY_BUFFER = 256 << 10;
     /** A pooled connection idle for longer is closed rather than reused. */
     private static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(20);
@@ -192,7 +192,7 @@ final class SegmentHttpClient implements SdkHttpClient {
     private void closeStalled() {
         long now = System.nanoTime();
         for (Connection c : writing) {
-            if (c.writing && now - c.progress > TimeUnit.MILLISECONDS.toNanos(idleMillis)) {
+            if (now - c.progress > TimeUnit.MILLISECONDS.toNanos(idleMillis)) {
                 c.stalled = true;
                 c.close();
             }
@@ -254,7 +254,7 @@ final class SegmentHttpClient implements SdkHttpClient {
         long idleSince;
         /** When the current write last began a system call (nanoTime); read by the watchdog. */
         volatile long progress;
-        volatile boolean writing;
+        /** Whether the watchdog closed it. */
         volatile boolean stalled;
 
         Connection(SocketChannel channel, int readMillis) throws IOException {
@@ -408,21 +408,18 @@ final class SegmentHttpClient implements SdkHttpClient {
                 }
                 return;
             }
-            ByteBuffer buf = ByteBuffer.allocateDirect(COPY_BUFFER);
             byte[] a = new byte[COPY_BUFFER];
             try (InputStream s = provider.newStream()) {
                 int n;
                 while ((n = s.read(a)) >= 0) {
-                    buf.clear();
-                    buf.put(a, 0, n).flip();
-                    write(c, buf);
+                    write(c, ByteBuffer.wrap(a, 0, n));
                 }
             }
         }
 
         /** Writes all of {@code b}; the watchdog closes the connection if the socket takes no byte for the idle timeout. */
         private void write(Connection c, ByteBuffer b) throws IOException {
-            c.writing = true;
+            c.progress = System.nanoTime(); // before the watchdog can see it: not an earlier write's time
             writing.add(c);
             try {
                 while (b.hasRemaining()) {
@@ -438,7 +435,6 @@ final class SegmentHttpClient implements SdkHttpClient {
                 t.initCause(e);
                 throw t;
             } finally {
-                c.writing = false;
                 writing.remove(c);
             }
         }
