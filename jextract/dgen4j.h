@@ -207,7 +207,14 @@ uint32_t dgen4j_default_threads(void);
  * address in *out (NULL on failure). Free it with dgen4j_numa_free. */
 int32_t dgen4j_numa_alloc(uint64_t size, int32_t node, uint8_t **out);
 
-/* Unmaps a buffer of dgen4j_numa_alloc; size as allocated. NULL is ignored. */
+/* dgen4j_numa_alloc on a memory file of its own (memfd_create, mapped shared): stores the
+ * address in *out and the file's descriptor in *fd (offset 0 is the buffer's first byte;
+ * open until dgen4j_numa_free), so that sendfile can send the buffer's pages without a
+ * copy. NULL and -1 on failure. */
+int32_t dgen4j_numa_alloc_shared(uint64_t size, int32_t node, uint8_t **out, int32_t *fd);
+
+/* Unmaps a buffer of dgen4j_numa_alloc or dgen4j_numa_alloc_shared; size as allocated.
+ * Closes the latter's descriptor. NULL is ignored. */
 int32_t dgen4j_numa_free(uint8_t *ptr, uint64_t size);
 
 /* dgen4j_generator_new with a NUMA mode (DGEN4J_NUMA_*) and a node to bind the workers

@@ -798,7 +798,37 @@ pub unsafe extern "C" fn dgen4j_numa_alloc(size: u64, node: i32, out: *mut *mut 
     })
 }
 
-/// Unmaps a buffer of `dgen4j_numa_alloc` (`size` as allocated). NULL is ignored.
+/// Like `dgen4j_numa_alloc`, on a memory file of its own (`memfd_create`, mapped shared):
+/// stores the address in `*out` and the file's descriptor in `*fd` (offset 0 is the buffer's
+/// first byte; open until `dgen4j_numa_free`), so that `sendfile` can send the buffer's pages
+/// without copying them. NULL and -1 on failure.
+///
+/// # Safety
+/// `out` and `fd` must each be NULL or valid for a write of one pointer and one int.
+#[no_mangle]
+pub unsafe extern "C" fn dgen4j_numa_alloc_shared(size: u64, node: i32, out: *mut *mut u8, fd: *mut i32) -> i32 {
+    guarded(|| {
+        if out.is_null() || fd.is_null() {
+            return Err(Error::invalid("out or fd is NULL"));
+        }
+        // SAFETY: both non-null and valid for their writes by the contract.
+        unsafe {
+            out.write(std::ptr::null_mut());
+            fd.write(-1);
+        }
+        let size = usize::try_from(size).map_err(|_| Error::invalid(format!("size {size} is too large")))?;
+        let (p, f) = numa::alloc_shared(size, node_arg(node)?)?;
+        // SAFETY: as above.
+        unsafe {
+            out.write(p);
+            fd.write(f);
+        }
+        Ok(())
+    })
+}
+
+/// Unmaps a buffer of `dgen4j_numa_alloc` or `dgen4j_numa_alloc_shared` (`size` as allocated)
+/// and closes the latter's descriptor. NULL is ignored.
 ///
 /// # Safety
 /// `ptr` must not be used after this call.

@@ -145,3 +145,42 @@ fn node_buffers_and_pinned_generators() {
         assert_eq!(dgen4j_numa_alloc(4096, 9999, &mut p), DGEN4J_ERR_INVALID_ARGUMENT);
     }
 }
+
+#[test]
+fn shared_node_buffers_are_memory_files_sendfile_can_read() {
+    use std::io::{Read, Seek, SeekFrom};
+    let size = (2 << 20) + 4096;
+    let mut p: *mut u8 = ptr::null_mut();
+    let mut fd = -1;
+    // SAFETY: valid out pointers.
+    assert_eq!(unsafe { dgen4j_numa_alloc_shared(size, -1, &mut p, &mut fd) }, DGEN4J_OK);
+    assert!(!p.is_null() && p as usize % 4096 == 0 && fd >= 0);
+    let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).unwrap();
+    assert!(link.to_string_lossy().starts_with("/memfd:dgen4j-buffer"), "{link:?}");
+    // Bytes written through the mapping are the file's bytes at the same offsets.
+    // SAFETY: the buffer holds `size` writable bytes until freed below.
+    let buf = unsafe { std::slice::from_raw_parts_mut(p, size as usize) };
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b = (i * 7 % 251) as u8;
+    }
+    let mut f = std::fs::File::open(format!("/proc/self/fd/{fd}")).unwrap();
+    assert_eq!(f.metadata().unwrap().len(), size);
+    let mut back = vec![0u8; 8192];
+    f.seek(SeekFrom::Start(size - 8192)).unwrap();
+    f.read_exact(&mut back).unwrap();
+    assert!(back[..] == buf[buf.len() - 8192..]);
+    drop(f);
+    // SAFETY: freed once with its size; `buf` is not used after.
+    unsafe {
+        assert_eq!(dgen4j_numa_free(p, size), DGEN4J_OK);
+    }
+    // free closed the descriptor (no other file of this test reuses it in between)
+    assert!(std::fs::read_link(format!("/proc/self/fd/{fd}")).map_or(true, |l| !l.to_string_lossy().contains("dgen4j-buffer")));
+    let (mut q, mut qfd) = (1usize as *mut u8, 5);
+    // SAFETY: valid out pointers; a NULL one is refused.
+    unsafe {
+        assert_eq!(dgen4j_numa_alloc_shared(0, -1, &mut q, &mut qfd), DGEN4J_ERR_INVALID_ARGUMENT);
+        assert!(q.is_null() && qfd == -1);
+        assert_eq!(dgen4j_numa_alloc_shared(4096, -1, &mut q, ptr::null_mut()), DGEN4J_ERR_INVALID_ARGUMENT);
+    }
+}

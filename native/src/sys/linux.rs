@@ -1,10 +1,10 @@
 //! The C functions the native core calls on Linux (glibc or musl), each behind a safe
 //! wrapper. The constants come from the target's table ([`super::arch`]).
 
-use std::ffi::{c_int, c_long, c_void};
+use std::ffi::{c_char, c_int, c_long, c_uint, c_void};
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 
 use super::arch::*;
 
@@ -14,6 +14,7 @@ extern "C" {
     fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
     fn fallocate(fd: c_int, mode: c_int, offset: i64, len: i64) -> c_int;
     fn posix_fadvise(fd: c_int, offset: i64, len: i64, advice: c_int) -> c_int;
+    fn memfd_create(name: *const c_char, flags: c_uint) -> c_int;
     fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: i64) -> *mut c_void;
     fn munmap(addr: *mut c_void, len: usize) -> c_int;
     fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
@@ -107,13 +108,41 @@ pub fn map(len: usize) -> io::Result<*mut u8> {
     }
 }
 
-/// Unmaps a mapping of [`map`].
+/// A new memory file of `len` bytes (`memfd_create` with MFD_CLOEXEC, then `ftruncate`): anonymous
+/// memory that has a file descriptor, so that `sendfile` can send its pages to a socket without
+/// copying them. It is not counted against a tmpfs mount's size (as a file in /dev/shm is).
+pub fn memory_file(len: usize) -> io::Result<File> {
+    // SAFETY: the name is a NUL-terminated string literal; memfd_create only reads it.
+    let fd = unsafe { memfd_create(c"dgen4j-buffer".as_ptr(), MFD_CLOEXEC as c_uint) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: memfd_create returned a new descriptor that nothing else owns.
+    let file = unsafe { File::from_raw_fd(fd) };
+    file.set_len(len as u64)?;
+    Ok(file)
+}
+
+/// A shared read-write mapping of the first `len` bytes (a multiple of the page size) of
+/// `file`; untouched, so not resident until written. It stays valid after `file` is closed.
+pub fn map_file(file: &File, len: usize) -> io::Result<*mut u8> {
+    // SAFETY: a new shared mapping of our own descriptor at an address the kernel picks
+    // touches no existing memory.
+    let p = unsafe { mmap(std::ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_SHARED, file.as_raw_fd(), 0) };
+    if p as isize == -1 || p.is_null() {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(p.cast())
+    }
+}
+
+/// Unmaps a mapping of [`map`] or [`map_file`].
 pub fn unmap(ptr: *mut u8, len: usize) {
-    // SAFETY: callers pass a mapping made by `map` with its length, no longer used.
+    // SAFETY: callers pass a mapping made by `map` or `map_file` with its length, no longer used.
     unsafe { munmap(ptr.cast(), len) };
 }
 
-/// Asks for transparent huge pages on a mapping of [`map`].
+/// Asks for transparent huge pages on a mapping of [`map`] or [`map_file`].
 pub fn advise_hugepages(ptr: *mut u8, len: usize) {
     // SAFETY: advice on our own mapping; failure (THP disabled) is harmless.
     unsafe { madvise(ptr.cast(), len, MADV_HUGEPAGE) };

@@ -41,6 +41,10 @@ constants! {
     PROT_READ: c_int = 0x1; "include/uapi/asm-generic/mman-common.h"
     /// `mmap` protection: writable.
     PROT_WRITE: c_int = 0x2; "include/uapi/asm-generic/mman-common.h"
+    /// `mmap` flag: a mapping shared with the file (and every other mapping of it).
+    MAP_SHARED: c_int = 0x01; "include/uapi/linux/mman.h"
+    /// `memfd_create` flag: close the descriptor on exec.
+    MFD_CLOEXEC: c_int = 0x0001; "include/uapi/linux/memfd.h"
     /// `mmap` flag: private copy-on-write mapping.
     MAP_PRIVATE: c_int = 0x02; "include/uapi/linux/mman.h"
     /// `mmap` flag: no file behind the mapping.

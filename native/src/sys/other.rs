@@ -36,6 +36,16 @@ pub fn map(len: usize) -> io::Result<*mut u8> {
     if p.is_null() { Err(io::ErrorKind::OutOfMemory.into()) } else { Ok(p) }
 }
 
+/// Always `Unsupported`: memory files are Linux's.
+pub fn memory_file(_: usize) -> io::Result<File> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "memory files (memfd_create) are available on Linux only"))
+}
+
+/// Always `Unsupported`.
+pub fn map_file(_: &File, _: usize) -> io::Result<*mut u8> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
 /// Frees memory of [`map`].
 pub fn unmap(ptr: *mut u8, len: usize) {
     // SAFETY: allocated by `map` with this layout (valid there, so valid here).

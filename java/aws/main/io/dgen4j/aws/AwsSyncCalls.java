@@ -72,6 +72,8 @@ final class AwsSyncCalls {
         private final Supplier<S3Client> getMaker;
         /** Makes the upload client; null when uploads stay on the async client. */
         private final Supplier<S3Client> uploadMaker;
+        /** Whether parts may be sent with {@code sendfile} from a memory file (else every body is written). */
+        private final boolean partsFromFiles;
         /** The clients' own endpoint, or null (AWS's). */
         private final URI ownEndpoint;
         private final ExecutorService threads;
@@ -81,12 +83,14 @@ final class AwsSyncCalls {
 
         /**
          * @param getMaker    makes the client of GETs and HEADs
-         * @param uploadMaker makes the client of uploads, or null for none (uploads stay on the async client)
-         * @param ownEndpoint the clients' own endpoint, or null (AWS's)
+         * @param uploadMaker    makes the client of uploads, or null for none (uploads stay on the async client)
+         * @param partsFromFiles whether parts may be sent with {@code sendfile} where their buffer is a memory file
+         * @param ownEndpoint    the clients' own endpoint, or null (AWS's)
          */
-        Shared(Supplier<S3Client> getMaker, Supplier<S3Client> uploadMaker, URI ownEndpoint) {
+        Shared(Supplier<S3Client> getMaker, Supplier<S3Client> uploadMaker, boolean partsFromFiles, URI ownEndpoint) {
             this.getMaker = getMaker;
             this.uploadMaker = uploadMaker;
+            this.partsFromFiles = partsFromFiles;
             this.ownEndpoint = ownEndpoint;
             int id = CLIENTS.incrementAndGet();
             AtomicInteger n = new AtomicInteger();
@@ -233,12 +237,12 @@ final class AwsSyncCalls {
 
     /** An UploadPart of {@code req} with all of {@code body}; completes with the SDK's answer or failure as it is. */
     CompletableFuture<UploadPartResponse> uploadPart(UploadPartRequest.Builder req, MemorySegment body) {
-        return upload(body, (client, config, b) -> client.uploadPart(req.overrideConfiguration(config).build(), b));
+        return upload(body, shared.partsFromFiles, (client, config, b) -> client.uploadPart(req.overrideConfiguration(config).build(), b));
     }
 
     /** A PutObject of {@code req} with all of {@code body}; completes with the SDK's answer or failure as it is. */
     CompletableFuture<PutObjectResponse> putObject(PutObjectRequest.Builder req, MemorySegment body) {
-        return upload(body, (client, config, b) -> client.putObject(req.overrideConfiguration(config).build(), b));
+        return upload(body, false, (client, config, b) -> client.putObject(req.overrideConfiguration(config).build(), b));
     }
 
     /** An upload's request, given the client, this view's request configuration and the body. */
@@ -247,9 +251,14 @@ final class AwsSyncCalls {
         T send(S3Client client, AwsRequestOverrideConfiguration config, RequestBody body);
     }
 
-    /** Runs {@code upload} with {@code body} as a {@link SegmentHttpClient.SegmentBody}; a cancel aborts it. */
-    private <T> CompletableFuture<T> upload(MemorySegment body, Upload<T> upload) {
-        SegmentHttpClient.SegmentBody b = new SegmentHttpClient.SegmentBody(body);
+    /**
+     * Runs {@code upload} with {@code body} as a {@link SegmentHttpClient.SegmentBody}, sent uncopied
+     * when {@code fromFile} (parts: the completion checks each part's ETag, so a part's body that a
+     * closed connection still delivered after its buffer was reused cannot become the object's;
+     * a PutObject's would be the object); a cancel aborts it.
+     */
+    private <T> CompletableFuture<T> upload(MemorySegment body, boolean fromFile, Upload<T> upload) {
+        SegmentHttpClient.SegmentBody b = new SegmentHttpClient.SegmentBody(body, fromFile);
         RequestBody rb = RequestBody.fromContentProvider(b, body.byteSize(), "application/octet-stream");
         CompletableFuture<T> out = submit(Shared::uploads, (client, config) -> b.send(() -> upload.send(client, config, rb)));
         out.whenComplete((r, e) -> {

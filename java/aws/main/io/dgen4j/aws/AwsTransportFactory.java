@@ -19,8 +19,9 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 public record AwsTransportFactory(AwsOptions options, int maxConnections) implements S3TransportFactory {
     /**
      * The system property that picks the HTTP client of uploads to {@code http://} endpoints:
-     * {@code direct} (the default: {@link SegmentHttpClient}, bodies written from their segments) or
-     * {@code netty} (the async client's, as for {@code https://}).
+     * {@code direct} (the default: {@link SegmentHttpClient}, bodies sent from their segments, a part
+     * with {@code sendfile} where its buffer is a memory file), {@code write} (the same client, every
+     * body written, for comparisons) or {@code netty} (the async client's, as for {@code https://}).
      */
     public static final String UPLOADS_PROPERTY = "dgen4j.aws.uploads";
 
@@ -61,12 +62,12 @@ public record AwsTransportFactory(AwsOptions options, int maxConnections) implem
             return null;
         }
         String uploads = System.getProperty(UPLOADS_PROPERTY, "direct");
-        if (!uploads.equals("direct") && !uploads.equals("netty")) {
-            throw new IllegalArgumentException(UPLOADS_PROPERTY + " must be direct or netty, got " + uploads);
+        if (!uploads.equals("direct") && !uploads.equals("write") && !uploads.equals("netty")) {
+            throw new IllegalArgumentException(UPLOADS_PROPERTY + " must be direct, write or netty, got " + uploads);
         }
         return new AwsSyncCalls.Shared(() -> AwsClients.buildSync(settings, options, maxConnections, trust),
-                uploads.equals("direct") ? () -> AwsClients.buildUploads(settings, options) : null,
-                settings.endpoint().orElse(null));
+                uploads.equals("netty") ? null : () -> AwsClients.buildUploads(settings, options),
+                uploads.equals("direct"), settings.endpoint().orElse(null));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.dgen4j.aws;
 
+import io.dgen4j.gen.NodeBuffers;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -7,7 +8,9 @@ import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,11 +35,12 @@ import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
- * An HTTP/1.1 client for the SDK's sync S3 client ({@code http://} endpoints only) that writes a
- * {@link SegmentBody} straight from its native segment to the socket: a blocking gathering write of
- * the segment's own memory, a few large writes per part, with no copy in Java, no event loop and no
- * per-piece handling. The SDK still marshals, signs and parses every request; only the bytes'
- * transport is this class's. Other bodies are copied through a direct buffer.
+ * An HTTP/1.1 client for the SDK's sync S3 client ({@code http://} endpoints only) that sends a
+ * {@link SegmentBody} straight from its native segment to the socket in blocking 1 MiB pieces, with
+ * no copy in Java, no event loop and no per-piece handling: a part whose segment lies in a memory
+ * file ({@link NodeBuffers#fileRegion}) with {@code sendfile}, so the socket takes its pages and the
+ * kernel does not copy them either; other segments with {@code write}. The SDK still marshals, signs
+ * and parses every request; only the bytes' transport is this class's. Other bodies are copied.
  *
  * <p>Keep-alive connections are pooled per host and port. A request on a pooled connection that
  * gets no response byte before the connection ends is sent once more on a new connection (the
@@ -64,6 +68,8 @@ final class SegmentHttpClient implements SdkHttpClient {
     private final long idleMillis;
     private final Map<String, ArrayDeque<Connection>> pool = new HashMap<>();
     private final ScheduledExecutorService watchdog;
+    /** Body bytes sent from memory files ({@code sendfile}) rather than written: what the tests check. */
+    private final java.util.concurrent.atomic.AtomicLong sentFromFiles = new java.util.concurrent.atomic.AtomicLong();
     /** The connections in a body write, which the watchdog checks. */
     private final java.util.Set<Connection> writing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private boolean closed;
@@ -82,9 +88,14 @@ final class SegmentHttpClient implements SdkHttpClient {
         w.scheduleWithFixedDelay(this::closeStalled, period, period, TimeUnit.MILLISECONDS);
     }
 
+    /** Body bytes this client has sent from memory files with {@code sendfile}, not copied. */
+    long bytesSentFromFiles() {
+        return sentFromFiles.get();
+    }
+
     /**
      * A request body that is a native segment's bytes, sent through the SDK by {@link #send}: this
-     * client writes it from the segment itself. The SDK wraps a body's provider and its streams in
+     * client sends it from the segment itself. The SDK wraps a body's provider and its streams in
      * its own, so the body is known to the client by the thread that sends it, and taken only where
      * the request's body is the segment's bytes as they are (see {@link #current}).
      */
@@ -92,12 +103,23 @@ final class SegmentHttpClient implements SdkHttpClient {
         /** The body of the request this thread is making through the SDK, while it makes it. */
         private static final ThreadLocal<SegmentBody> CURRENT = new ThreadLocal<>();
         private final MemorySegment segment;
+        /** Whether its pages may be sent uncopied ({@code sendfile}) where they are a memory file's. */
+        private final boolean fromFile;
         private volatile boolean aborted;
         /** The call writing this body, once one is: what {@link #abort()} closes. */
         private volatile Call call;
 
-        SegmentBody(MemorySegment segment) {
+        /**
+         * A body of {@code segment}'s bytes; with {@code fromFile}, sent with {@code sendfile} where
+         * they lie in a memory file ({@link NodeBuffers#fileRegion}). The socket then holds the pages,
+         * not a copy, until the server has read them: the caller must not change the segment until
+         * the request has its answer, and only a request whose bytes the store checks later (a part,
+         * whose ETag the upload's completion compares) should take it, since a body abandoned on a
+         * closed connection could still reach the server changed.
+         */
+        SegmentBody(MemorySegment segment, boolean fromFile) {
             this.segment = segment;
+            this.fromFile = fromFile;
         }
 
         /** Makes the SDK's request {@code call} with this body known to the client on this thread. */
@@ -256,6 +278,13 @@ final class SegmentHttpClient implements SdkHttpClient {
         volatile long progress;
         /** Whether the watchdog closed it. */
         volatile boolean stalled;
+        /**
+         * Whether the socket may still hold pages of a memory file ({@link Call#transfer}) that the
+         * server has not read: from a transfer until a success answer (the server read the whole
+         * body). Closing it then resets the connection, which drops the pages it still queues, so a
+         * body abandoned here is not sent on after the caller has reused its buffer.
+         */
+        volatile boolean filePages;
 
         Connection(SocketChannel channel, int readMillis) throws IOException {
             this.channel = channel;
@@ -264,6 +293,13 @@ final class SegmentHttpClient implements SdkHttpClient {
         }
 
         void close() {
+            try {
+                if (filePages) {
+                    channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // already closed: nothing is queued on it
+            }
             try {
                 channel.close();
             } catch (IOException ignored) {
@@ -352,6 +388,9 @@ final class SegmentHttpClient implements SdkHttpClient {
                 }
                 throw e;
             }
+            if (writeFailure == null && resp.response().isSuccessful()) {
+                c.filePages = false; // the server has read the whole body
+            }
             boolean keep = writeFailure == null && resp.keepAlive();
             InputStream bodyIn = resp.body(c, keep ? () -> release(key, c) : c::close);
             return HttpExecuteResponse.builder().response(resp.response())
@@ -403,6 +442,11 @@ final class SegmentHttpClient implements SdkHttpClient {
                     throw new IOException("the request was aborted");
                 }
                 MemorySegment seg = body.segment;
+                Optional<NodeBuffers.FileRegion> file = body.fromFile ? NodeBuffers.fileRegion(seg) : Optional.empty();
+                if (file.isPresent()) {
+                    transfer(c, file.get(), seg.byteSize());
+                    return;
+                }
                 for (long at = 0; at < seg.byteSize(); at += WRITE_PIECE) {
                     write(c, seg.asSlice(at, Math.min(WRITE_PIECE, seg.byteSize() - at)).asByteBuffer());
                 }
@@ -426,17 +470,49 @@ final class SegmentHttpClient implements SdkHttpClient {
                     c.progress = System.nanoTime();
                     c.channel.write(b);
                 }
-            } catch (java.nio.channels.ClosedChannelException e) { // the watchdog's close, or an abort
-                if (aborted || !c.stalled) {
-                    throw e;
-                }
-                SocketTimeoutException t = new SocketTimeoutException(
-                        "the socket took no body byte for " + idleMillis + " ms (idle timeout)");
-                t.initCause(e);
-                throw t;
+            } catch (ClosedChannelException e) { // the watchdog's close, or an abort
+                throw stalled(c, e);
             } finally {
                 writing.remove(c);
             }
+        }
+
+        /**
+         * Sends {@code size} bytes of {@code file} from its position with {@code sendfile}, in pieces
+         * of {@link #WRITE_PIECE} as {@link #write} does: the socket takes the pages themselves, no
+         * copy. Until the server has answered, the connection holds them ({@link Connection#filePages}).
+         */
+        private void transfer(Connection c, NodeBuffers.FileRegion file, long size) throws IOException {
+            c.filePages = true;
+            c.progress = System.nanoTime();
+            writing.add(c);
+            try {
+                for (long at = 0; at < size; ) {
+                    c.progress = System.nanoTime();
+                    long n = file.file().transferTo(file.position() + at, Math.min(WRITE_PIECE, size - at), c.channel);
+                    if (n <= 0) { // only past the file's end, which fileRegion rules out
+                        throw new IOException("sendfile sent no byte at " + (file.position() + at) + " of a memory file of "
+                                + file.file().size() + " bytes");
+                    }
+                    at += n;
+                    sentFromFiles.addAndGet(n);
+                }
+            } catch (ClosedChannelException e) {
+                throw stalled(c, e);
+            } finally {
+                writing.remove(c);
+            }
+        }
+
+        /** The failure of a body write whose connection was closed: an idle timeout where the watchdog closed it. */
+        private IOException stalled(Connection c, ClosedChannelException e) {
+            if (aborted || !c.stalled) {
+                return e;
+            }
+            SocketTimeoutException t = new SocketTimeoutException(
+                    "the socket took no body byte for " + idleMillis + " ms (idle timeout)");
+            t.initCause(e);
+            return t;
         }
 
         private Response readResponse(Connection c, boolean head) throws IOException {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dgen4j.gen.NodeBuffers;
+import io.dgen4j.nativelib.NativeLibrary;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -185,8 +188,17 @@ class SegmentHttpClientTest {
         return c;
     }
 
+    /** {@link #pattern}'s bytes in a memory file's buffer, at {@code offset} of it (a slice, as a part of a chunk is). */
+    private MemorySegment sharedPattern(long offset, long size) {
+        MemorySegment buffer = NodeBuffers.allocateShared(arena, offset + size, -1);
+        MemorySegment seg = buffer.asSlice(offset, size);
+        seg.copyFrom(pattern(size));
+        assertEquals(offset, NodeBuffers.fileRegion(seg).orElseThrow().position());
+        return seg;
+    }
+
     private static UploadPartResponse uploadPart(S3Client s3, MemorySegment body, int part) {
-        SegmentHttpClient.SegmentBody b = new SegmentHttpClient.SegmentBody(body);
+        SegmentHttpClient.SegmentBody b = new SegmentHttpClient.SegmentBody(body, true);
         return b.send(() -> s3.uploadPart(r -> r.bucket("b").key("k").uploadId("u").partNumber(part)
                         .contentLength(body.byteSize()).checksumCRC32C("AAAAAA=="),
                 RequestBody.fromContentProvider(b, body.byteSize(), "application/octet-stream")));
@@ -216,6 +228,84 @@ class SegmentHttpClientTest {
         assertTrue(seen.headers().get("Authorization").startsWith("AWS4-HMAC-SHA256 "), seen.headers().toString());
         assertEquals("127.0.0.1:" + server.socket.getLocalPort(), seen.headers().get("Host"));
         assertArrayEquals(body.toArray(ValueLayout.JAVA_BYTE), seen.body());
+    }
+
+    @Test
+    void aPartInAMemoryFileIsSentWithSendfileAndAPutObjectsBodyIsCopied() throws Exception {
+        assertTrue(NativeLibrary.isAvailable(), "the native core makes memory files");
+        Server server = new Server((seen, out, n) -> {
+            ok(out, "", "");
+            return true;
+        });
+        SegmentHttpClient http = client(Duration.ofSeconds(5), Duration.ofSeconds(5));
+        S3Client s3 = s3(http, server.endpoint());
+        MemorySegment part = sharedPattern(8192, 2 * SegmentHttpClient.WRITE_PIECE + 777);
+
+        uploadPart(s3, part, 1);
+        uploadPart(s3, part, 2);
+
+        assertEquals(2 * part.byteSize(), http.bytesSentFromFiles(), "both parts by sendfile");
+        server.seen.forEach(s -> assertArrayEquals(part.toArray(ValueLayout.JAVA_BYTE), s.body()));
+        assertEquals(1, server.connections.get(), "the connection kept after a part sent from its pages");
+
+        // a body that may not be sent from the file (a PutObject's) is written from a copy
+        SegmentHttpClient.SegmentBody copied = new SegmentHttpClient.SegmentBody(part, false);
+        copied.send(() -> s3.putObject(r -> r.bucket("b").key("k").contentLength(part.byteSize()),
+                RequestBody.fromContentProvider(copied, part.byteSize(), "application/octet-stream")));
+        assertEquals(2 * part.byteSize(), http.bytesSentFromFiles());
+        assertArrayEquals(part.toArray(ValueLayout.JAVA_BYTE), server.seen.getLast().body());
+    }
+
+    @Test
+    void anAbortedPartFromAMemoryFileResetsItsConnectionSoNoQueuedPageIsSentOn() throws Exception {
+        // The server reads the head and then nothing until the abort: the socket buffers hold some of
+        // the body's pages. The abort must reset the connection (the kernel drops what it queued),
+        // not close it (it would go on sending pages the caller may already be filling anew).
+        AtomicReference<Object> end = new AtomicReference<>();
+        java.util.concurrent.CountDownLatch aborted = new java.util.concurrent.CountDownLatch(1);
+        ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        open.add(ss);
+        Thread t = Thread.ofPlatform().daemon().start(() -> {
+            try (Socket s = ss.accept()) {
+                InputStream in = s.getInputStream();
+                while (!readLine(in).isEmpty()) {
+                    // the head
+                }
+                aborted.await();
+                byte[] b = new byte[1 << 20];
+                long read = 0;
+                int n;
+                while ((n = in.read(b)) >= 0) {
+                    read += n;
+                }
+                end.set("EOF after " + read + " body bytes");
+            } catch (IOException | InterruptedException e) {
+                end.set(e);
+            }
+        });
+        SegmentHttpClient http = client(Duration.ofSeconds(20), Duration.ofSeconds(20));
+        S3Client s3 = s3(http, URI.create("http://127.0.0.1:" + ss.getLocalPort()));
+        MemorySegment body = sharedPattern(0, 64 << 20);
+        SegmentHttpClient.SegmentBody b = new SegmentHttpClient.SegmentBody(body, true);
+        CompletableFuture<Object> upload = CompletableFuture.supplyAsync(() -> b.send(() -> s3.uploadPart(
+                r -> r.bucket("b").key("k").uploadId("u").partNumber(1).contentLength(body.byteSize()),
+                RequestBody.fromContentProvider(b, body.byteSize(), "application/octet-stream"))));
+        long t0 = System.nanoTime();
+        while (http.bytesSentFromFiles() == 0 && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10)) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(200); // the transfer is blocked on the full socket
+
+        b.abort();
+        assertThrows(Exception.class, () -> upload.get(5, TimeUnit.SECONDS));
+        aborted.countDown();
+        t.join(5_000);
+
+        assertTrue(http.bytesSentFromFiles() > 0 && http.bytesSentFromFiles() < body.byteSize(),
+                "sent " + http.bytesSentFromFiles());
+        assertInstanceOf(java.net.SocketException.class, end.get(), "the server saw " + end.get());
+        assertTrue(((Exception) end.get()).getMessage().toLowerCase(Locale.ROOT).contains("reset"),
+                () -> end.get().toString());
     }
 
     @Test
@@ -337,7 +427,7 @@ class SegmentHttpClientTest {
         }, false);
         S3Client s3 = s3(client(Duration.ofSeconds(20), Duration.ofSeconds(20)), server.endpoint());
         MemorySegment body = pattern(64 << 20);
-        SegmentHttpClient.SegmentBody b = new SegmentHttpClient.SegmentBody(body);
+        SegmentHttpClient.SegmentBody b = new SegmentHttpClient.SegmentBody(body, true);
         CompletableFuture<Object> upload = CompletableFuture.supplyAsync(() -> b.send(() -> s3.uploadPart(
                 r -> r.bucket("b").key("k").uploadId("u").partNumber(1).contentLength(body.byteSize()),
                 RequestBody.fromContentProvider(b, body.byteSize(), "application/octet-stream"))));

@@ -13,7 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A fixed set of page-aligned native buffers shared by a producer and its writers: a buffer is
  * taken from the free set, filled, written, and only then released back. Buffers are allocated
- * on first use (an idle pool costs no memory) and all freed together by {@link #close()}.
+ * on first use (an idle pool costs no memory) and all freed together by {@link #close()}. Each
+ * is the memory of a file of its own where the system has memory files ({@link
+ * NodeBuffers#allocateShared}), so that an S3 client can hand its pages to a socket uncopied.
  *
  * <p>A {@link StreamingCheckpoint} allocates a pool per save or load unless it is given one
  * ({@link StreamingCheckpoint.Builder#bufferPool}): a process that saves many checkpoints (a
@@ -76,8 +78,9 @@ public final class BufferPool implements AutoCloseable {
                 }
                 MemorySegment seg = free.poll();
                 if (seg == null && allocated < capacity) {
-                    // Page-aligned, mapped by the native core and untouched until filled.
-                    seg = NodeBuffers.allocate(arena, bufferSize);
+                    // Page-aligned, mapped by the native core and untouched until filled; the
+                    // memory of a file, so that an S3 client can send it with sendfile, no copy.
+                    seg = NodeBuffers.allocateShared(arena, bufferSize, -1);
                     allocated++;
                     LIVE_BYTES.addAndGet(bufferSize);
                 }

@@ -2019,6 +2019,67 @@ public class dgen4j_h {
         }
     }
 
+    private static class dgen4j_numa_alloc_shared {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            dgen4j_h.C_INT,
+            dgen4j_h.C_LONG,
+            dgen4j_h.C_INT,
+            dgen4j_h.C_POINTER,
+            dgen4j_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = dgen4j_h.findOrThrow("dgen4j_numa_alloc_shared");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc_shared(uint64_t size, int32_t node, uint8_t **out, int32_t *fd)
+     * }
+     */
+    public static FunctionDescriptor dgen4j_numa_alloc_shared$descriptor() {
+        return dgen4j_numa_alloc_shared.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc_shared(uint64_t size, int32_t node, uint8_t **out, int32_t *fd)
+     * }
+     */
+    public static MethodHandle dgen4j_numa_alloc_shared$handle() {
+        return dgen4j_numa_alloc_shared.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc_shared(uint64_t size, int32_t node, uint8_t **out, int32_t *fd)
+     * }
+     */
+    public static MemorySegment dgen4j_numa_alloc_shared$address() {
+        return dgen4j_numa_alloc_shared.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t dgen4j_numa_alloc_shared(uint64_t size, int32_t node, uint8_t **out, int32_t *fd)
+     * }
+     */
+    public static int dgen4j_numa_alloc_shared(long size, int node, MemorySegment out, MemorySegment fd) {
+        var mh$ = dgen4j_numa_alloc_shared.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("dgen4j_numa_alloc_shared", size, node, out, fd);
+            }
+            return (int)mh$.invokeExact(size, node, out, fd);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class dgen4j_numa_free {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             dgen4j_h.C_INT,
