@@ -400,9 +400,9 @@ pub fn alloc_with(topo: &Topology, size: usize, node: Option<usize>, bind: bool)
 }
 
 /// [`alloc_with`] on a memory file of its own (`memfd_create`, mapped shared; transparent huge
-/// pages only where the system's shmem setting allows them): the buffer's pages can be sent to a socket by `sendfile` on the returned
-/// descriptor (offset 0 is the buffer's first byte) without a copy. The descriptor stays open
-/// until [`free`].
+/// pages only where the system's shmem setting allows them): the buffer's pages can be sent to
+/// a socket by `sendfile` on the returned descriptor (offset 0 is the buffer's first byte)
+/// without a copy. The descriptor stays open until [`free`].
 pub fn alloc_shared_with(
     topo: &Topology,
     size: usize,
@@ -468,8 +468,9 @@ pub fn alloc_shared(size: usize, node: Option<usize>) -> Result<(*mut u8, i32), 
     alloc_shared_with(topo, size, node, topo.nodes.len() > 1)
 }
 
-/// Unmaps a buffer of [`alloc`]; `size` is the size asked for. Fails for a pointer that
-/// [`alloc`] did not return (or already freed) or a size that does not match.
+/// Unmaps a buffer of [`alloc`] or [`alloc_shared`] (closing the latter's descriptor); `size`
+/// is the size asked for. Fails for a pointer that neither returned (or already freed) or a
+/// size that does not match.
 pub fn free(ptr: *mut u8, size: usize) -> Result<(), Error> {
     let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());
     let len = size.checked_next_multiple_of(page_size()).unwrap_or(0);
