@@ -11,6 +11,10 @@
 //!   Chosen at run time (`is_x86_feature_detected!`); the library itself stays baseline x86-64;
 //! - slicing-by-8 tables, for any CPU and for the short ends the folding leaves.
 //!
+//! The AVX-512 folding also runs inside the generator's kernel ([`Fold512`]): each 64-byte
+//! register is folded into the CRC as it is stored, so a fill that is summed costs what a fill
+//! does and its bytes can bypass the caches ([`crate::layout::fill_summed`]).
+//!
 //! [`combine`] is zlib's `crc32_combine`: the CRC of A followed by B from the CRCs of A and B
 //! and B's length, by multiplying A's CRC by x^(8 len(B)) modulo the polynomial, so that pieces
 //! computed by several workers make the CRC of the whole.
@@ -20,6 +24,27 @@ use std::sync::OnceLock;
 /// The polynomial, reflected (bit 0 is the coefficient of x^31).
 const POLY: u32 = 0xEDB8_8320;
 
+
+/// A CRC summed as a kernel produces the bytes in 512-bit registers, 64 bytes at a time
+/// (the generator's fused fill: [`crate::simd::fill_stripe_summed`]): the state of the
+/// AVX-512 folding of [`update`], started from a CRC by the polynomial's `fold_start` (which
+/// alone makes one, on a CPU with AVX-512F and VPCLMULQDQ) and reduced by its `fold_finish`.
+/// The state does not depend on the polynomial beyond its folding key.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub struct Fold512 {
+    /// The four accumulators: 64-byte block `i` of the bytes fed is folded into `x[i % 4]`.
+    pub(crate) x: [std::arch::x86_64::__m512i; 4],
+    /// XORed into the first block fed, then zero: the CRC so far enters as the first 32
+    /// bits of the bytes (as the register does in [`update`]).
+    pub(crate) first: std::arch::x86_64::__m512i,
+    /// The polynomial's key for folding over four blocks (2,048 bits).
+    pub(crate) k4: std::arch::x86_64::__m512i,
+    /// Bytes fed so far, always a multiple of 256 (whole rounds of four blocks).
+    pub(crate) fed: u64,
+    /// The CRC it started from: the result while nothing was fed.
+    pub(crate) start: u32,
+}
 
 /// Which kernel [`update`] uses on this CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

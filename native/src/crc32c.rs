@@ -2,7 +2,8 @@
 //! checksum S3 carries as `x-amz-checksum-crc32c` and `java.util.zip.CRC32C` computes: the same
 //! kernels as [`crate::crc32`] (carry-less multiply folding, 128- or 512-bit, and slicing-by-8
 //! tables) with this polynomial's constants, and [`combine`] for pieces summed by several workers.
-//! The save pipeline sums each S3 part as the generator fills it, while the bytes are in cache.
+//! The save pipeline sums each S3 part as the generator fills it: in registers as they are stored
+//! where the CPU can ([`crate::layout::fill_summed`]), else while the bytes are in cache.
 
 use crate::crc32::Kernel;
 

@@ -78,6 +78,22 @@ pub fn update_table(crc: u32, data: &[u8]) -> u32 {
     !c
 }
 
+/// A [`crate::crc32::Fold512`] of this polynomial continuing from `crc`, for a kernel that
+/// sums its bytes as it produces them in 512-bit registers; `None` where the CPU lacks
+/// AVX-512F with VPCLMULQDQ (then sum with [`update`]).
+#[cfg(target_arch = "x86_64")]
+pub fn fold_start(crc: u32) -> Option<crate::crc32::Fold512> {
+    // SAFETY: the CPU has AVX-512F (Avx512 is detected with VPCLMULQDQ, PCLMULQDQ and SSE4.1).
+    (Kernel::detect() == Kernel::Avx512).then(|| unsafe { clmul::fold_start(crc) })
+}
+
+/// The CRC of everything fed to `fold`, which came from this polynomial's [`fold_start`].
+#[cfg(target_arch = "x86_64")]
+pub fn fold_finish(fold: &crate::crc32::Fold512) -> u32 {
+    // SAFETY: a Fold512 is made only by `fold_start`, on a CPU with every feature needed.
+    unsafe { clmul::fold_finish(fold) }
+}
+
 /// a * b modulo the polynomial (reflected: bit 31 is x^0).
 const fn mult_mod_p(a: u32, mut b: u32) -> u32 {
     let mut m = 1u32 << 31;
@@ -272,26 +288,13 @@ mod clmul {
             x3 = fold512(x3, next(), k4);
             left -= 4;
         }
-        let k1 = _mm512_set_epi64(
-            K128X4_HI, K128X4_LO, K128X4_HI, K128X4_LO, K128X4_HI, K128X4_LO, K128X4_HI, K128X4_LO,
-        );
-        let mut x = fold512(x0, x1, k1);
-        x = fold512(x, x2, k1);
-        x = fold512(x, x3, k1);
+        let mut x = merge512([x0, x1, x2, x3]);
+        let k1 = key128x4();
         while left > 0 {
             x = fold512(x, next(), k1);
             left -= 1;
         }
-        // Four 128-bit lanes, the first earliest in the data: fold each over its distance
-        // from the last.
-        let l0 = _mm512_extracti32x4_epi32::<0>(x);
-        let l1 = _mm512_extracti32x4_epi32::<1>(x);
-        let l2 = _mm512_extracti32x4_epi32::<2>(x);
-        let l3 = _mm512_extracti32x4_epi32::<3>(x);
-        let lanes = _mm_xor_si128(
-            _mm_xor_si128(l3, times(l0, _mm_set_epi64x(K384_HI, K384_LO))),
-            _mm_xor_si128(times(l1, _mm_set_epi64x(K256_HI, K256_LO)), times(l2, _mm_set_epi64x(K4, K3))),
-        );
+        let lanes = lanes512(x);
         let done = data.len() / 64 * 64;
         let rest = &data[done..];
         let k3k4 = _mm_set_epi64x(K4, K3);
@@ -303,6 +306,69 @@ mod clmul {
         }
         // SAFETY: same features.
         unsafe { reduce(y, blocks.remainder()) }
+    }
+
+    /// The key that folds each 128-bit lane of a 512-bit accumulator over one 64-byte block.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn key128x4() -> __m512i {
+        _mm512_set_epi64(K128X4_HI, K128X4_LO, K128X4_HI, K128X4_LO, K128X4_HI, K128X4_LO, K128X4_HI, K128X4_LO)
+    }
+
+    /// Four accumulators whose last blocks are consecutive (`x[0]`'s first) folded into one.
+    #[inline]
+    #[target_feature(enable = "avx512f,vpclmulqdq")]
+    fn merge512(x: [__m512i; 4]) -> __m512i {
+        let k1 = key128x4();
+        let mut m = fold512(x[0], x[1], k1);
+        m = fold512(m, x[2], k1);
+        fold512(m, x[3], k1)
+    }
+
+    /// The four 128-bit lanes of `x`, the first earliest in the data, each folded over its
+    /// distance from the last into one.
+    #[inline]
+    #[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse2")]
+    fn lanes512(x: __m512i) -> __m128i {
+        let l0 = _mm512_extracti32x4_epi32::<0>(x);
+        let l1 = _mm512_extracti32x4_epi32::<1>(x);
+        let l2 = _mm512_extracti32x4_epi32::<2>(x);
+        let l3 = _mm512_extracti32x4_epi32::<3>(x);
+        _mm_xor_si128(
+            _mm_xor_si128(l3, times(l0, _mm_set_epi64x(K384_HI, K384_LO))),
+            _mm_xor_si128(times(l1, _mm_set_epi64x(K256_HI, K256_LO)), times(l2, _mm_set_epi64x(K4, K3))),
+        )
+    }
+
+    /// A [`crate::crc32::Fold512`] of this polynomial continuing from `crc`, nothing fed yet.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn fold_start(crc: u32) -> crate::crc32::Fold512 {
+        crate::crc32::Fold512 {
+            x: [_mm512_setzero_si512(); 4],
+            first: _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, !crc as i32),
+            k4: _mm512_set_epi64(K512_HI, K512_LO, K512_HI, K512_LO, K512_HI, K512_LO, K512_HI, K512_LO),
+            fed: 0,
+            start: crc,
+        }
+    }
+
+    /// The CRC of everything fed to `f` (from [`fold_start`] of this polynomial): its
+    /// accumulators folded into one, then into 128 bits, reduced as [`update512`] does.
+    /// Zero-filled accumulators fold to zero, so the state needs no first four blocks.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F, VPCLMULQDQ, PCLMULQDQ and SSE4.1.
+    #[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse2,sse4.1")]
+    pub unsafe fn fold_finish(f: &crate::crc32::Fold512) -> u32 {
+        debug_assert_eq!(f.fed % 256, 0);
+        if f.fed == 0 {
+            return f.start;
+        }
+        // SAFETY: same features.
+        unsafe { reduce(lanes512(merge512(f.x)), &[]) }
     }
 
     /// a's two 64-bit halves times the keys' (low with low, high with high), added.

@@ -2,10 +2,13 @@
 //! distinct blocks, the keyed Feistel permutation that maps blocks to unique blocks, the
 //! content of a stripe, and [`fill`], which writes any byte range of the stream.
 
+#[cfg(target_arch = "x86_64")]
+use crate::crc32::Fold512;
 use crate::error::{Error, ErrorKind};
 use crate::finite::{self, Finite};
 use crate::rng::{mix64, SplitMix64};
 use crate::simd::{self, Level, Masks};
+use crate::{crc32, crc32c};
 
 /// `"dgen4j-1"`: the tag of the seed.
 pub const T_SEED: u64 = 0x6467_656E_346A_2D31;
@@ -337,6 +340,134 @@ pub fn fill_with(spec: &Spec, offset: u64, buf: &mut [u8], level: Level, nt: boo
     Ok(())
 }
 
+/// The checksum a fill computes as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sum {
+    /// CRC-32 (IEEE: zip's, gzip's).
+    Crc32,
+    /// CRC-32C (Castagnoli: S3's `x-amz-checksum-crc32c`).
+    Crc32c,
+}
+
+impl Sum {
+    /// `crc` continued over `data`.
+    pub fn update(self, crc: u32, data: &[u8]) -> u32 {
+        match self {
+            Sum::Crc32 => crc32::update(crc, data),
+            Sum::Crc32c => crc32c::update(crc, data),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn fold_start(self, crc: u32) -> Option<Fold512> {
+        match self {
+            Sum::Crc32 => crc32::fold_start(crc),
+            Sum::Crc32c => crc32c::fold_start(crc),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn fold_finish(self, fold: &Fold512) -> u32 {
+        match self {
+            Sum::Crc32 => crc32::fold_finish(fold),
+            Sum::Crc32c => crc32c::fold_finish(fold),
+        }
+    }
+}
+
+/// Whether [`fill_summed`] sums in registers as it generates with the kernel of `level`: the
+/// AVX-512 generator on a CPU with VPCLMULQDQ, once the fused kernel has reproduced the scalar
+/// kernel's bytes and the tables' CRCs on a few stripes (checked once per process, as
+/// [`simd::Dispatch`] checks each kernel: a kernel that disagrees is never used).
+pub fn sums_in_registers(level: Level) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AGREES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        level == Level::Avx512
+            && supported_or_scalar(level) == level
+            && crc32::Kernel::detect() == crc32::Kernel::Avx512
+            && *AGREES.get_or_init(summed_kernel_agrees)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = level;
+        false
+    }
+}
+
+/// The fused kernel against the scalar kernel and the tables: both mask kinds, both store
+/// kinds, both sums, over a range with cut stripes at both ends.
+#[cfg(target_arch = "x86_64")]
+fn summed_kernel_agrees() -> bool {
+    let (offset, len) = (1000u64, 10 * 4096 + 700);
+    let mut backing = vec![0u8; len + 64];
+    let at = backing.as_ptr().align_offset(64);
+    let got = &mut backing[at..at + len];
+    let mut want = vec![0u8; len];
+    [1.0, 3.0].into_iter().all(|compress| {
+        let Ok(spec) = Spec::new(0x5EED, 1 << 20, 4096, 1.0, compress) else { return false };
+        if fill_with(&spec, offset, &mut want, Level::Scalar, false).is_err() {
+            return false;
+        }
+        [false, true].into_iter().all(|nt| {
+            [(Sum::Crc32, crc32::update_table(7, &want)), (Sum::Crc32c, crc32c::update_table(7, &want))]
+                .into_iter()
+                .all(|(sum, crc)| {
+                    got.fill(0xA5);
+                    fill_summed_in_registers(&spec, offset, got, nt, sum, 7).is_ok_and(|c| c == crc) && *got == want[..]
+                })
+        })
+    })
+}
+
+/// [`fill_with`] that also returns the `sum` of the bytes written, continued from `crc`.
+/// Where [`sums_in_registers`] is true for `level`, each whole stripe is summed as the
+/// generator stores it ([`simd::fill_stripe_summed`]), so the bytes are never read back and
+/// may bypass the caches (`nt`); otherwise, and for the stripes cut by either end of the
+/// range, the bytes are summed after they are written.
+pub fn fill_summed(spec: &Spec, offset: u64, buf: &mut [u8], level: Level, nt: bool, sum: Sum, crc: u32) -> Result<u32, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if sums_in_registers(level) {
+        return fill_summed_in_registers(spec, offset, buf, nt, sum, crc);
+    }
+    fill_with(spec, offset, buf, level, nt)?;
+    Ok(sum.update(crc, buf))
+}
+
+/// [`fill_summed`] with the AVX-512 kernels (the caller checked that the CPU has them).
+#[cfg(target_arch = "x86_64")]
+fn fill_summed_in_registers(spec: &Spec, offset: u64, buf: &mut [u8], nt: bool, sum: Sum, crc: u32) -> Result<u32, Error> {
+    spec.check_range(offset, buf.len() as u64)?;
+    let mut scratch = Scratch::new();
+    let mut crc = crc;
+    let mut fold: Option<Fold512> = None;
+    let mut out = buf;
+    spec.walk(offset, out.len(), |s| {
+        let (dst, rest) = std::mem::take(&mut out).split_at_mut(s.n);
+        if s.n == spec.stripe {
+            let f = match fold.as_mut() {
+                Some(f) => f,
+                None => fold.insert(sum.fold_start(crc).expect("the CPU folds with AVX-512 (checked by the caller)")),
+            };
+            // SAFETY: `dst` is an exclusive slice of exactly one stripe (a multiple of 512
+            // bytes); the CPU has AVX-512F and VPCLMULQDQ (a Fold512 exists).
+            unsafe { simd::fill_stripe_summed(s.sk, dst.as_mut_ptr(), s.n, &spec.masks, nt, f) };
+        } else {
+            if let Some(f) = fold.take() {
+                crc = sum.fold_finish(&f);
+            }
+            dst.copy_from_slice(scratch.stripe_part(spec, s, Level::Avx512));
+            crc = sum.update(crc, dst);
+        }
+        out = rest;
+        None::<()>
+    });
+    if nt {
+        simd::store_fence();
+    }
+    Ok(fold.map_or(crc, |f| sum.fold_finish(&f)))
+}
+
 /// The stream offset of the first byte of `data` that differs from stream bytes
 /// `[offset, offset + data.len())`, or `None` when they are equal, with this process's
 /// kernel ([`simd::Dispatch`]). Fails with `OutOfRange` when the range exceeds the stream.
@@ -452,6 +583,64 @@ mod tests {
             assert_eq!(part, whole[a..b], "[{a}, {b})");
         }
         assert!(fill(&s, 12000, &mut [0u8; 989]).is_err());
+    }
+
+    #[test]
+    fn summed_fills_write_the_fill_bytes_and_return_their_crc_through_every_kernel() {
+        use crate::finite::Finite;
+        // 64-byte aligned, as the pool's buffers are: the non-temporal stores need it.
+        let mut backing = vec![0u8; (1 << 20) + 9000 + 64];
+        let at = backing.as_ptr().align_offset(64);
+        let aligned = &mut backing[at..at + (1 << 20) + 9000];
+        for (block, dedup, compress, finite) in [
+            (4096u64, 1.0, 1.0, None),
+            (4096, 2.0, 3.0, None),
+            (1 << 20, 1.5, 7.3, None),
+            (512, 1.0, 2.0, None),
+            (2048, 1.0, 1.0, Some(Finite::Bf16)),
+            (4096, 1.0, 1.5, Some(Finite::F32)),
+        ] {
+            let plain = spec(8 << 20, block, dedup, compress);
+            let s = match finite {
+                Some(kind) => plain.with_finite(kind, 1),
+                None => plain,
+            };
+            for (offset, len) in [(0u64, (1usize << 20) + 9000), (12345, 300_001), (4096 * 3, 1 << 20), (1, 4095), (7777, 257), (4096, 0)] {
+                let mut want = vec![0u8; len];
+                fill_with(&s, offset, &mut want, Level::Scalar, false).unwrap();
+                let crc32 = crc32::update_table(0x1234_5678, &want);
+                let crc32c = crc32c::update_table(0x1234_5678, &want);
+                for level in Level::ALL.into_iter().filter(|l| l.supported()) {
+                    for nt in [false, true] {
+                        for (sum, crc) in [(Sum::Crc32, crc32), (Sum::Crc32c, crc32c)] {
+                            let got = &mut aligned[..len];
+                            got.fill(0xA5);
+                            let c = fill_summed(&s, offset, got, level, nt, sum, 0x1234_5678).unwrap();
+                            let what = format!("{level:?} nt {nt} {sum:?} block {block} {finite:?} at {offset} len {len}");
+                            assert!(*got == want[..], "{what}: bytes");
+                            assert_eq!(c, crc, "{what}: crc");
+                        }
+                    }
+                }
+            }
+        }
+        // Beyond the stream: refused, as fill_with refuses it.
+        let s = spec(4096, 4096, 1.0, 1.0);
+        assert!(fill_summed(&s, 1, &mut [0u8; 4096], Level::Scalar, false, Sum::Crc32c, 0).is_err());
+    }
+
+    #[test]
+    fn sums_in_registers_with_the_avx512_kernel_and_vpclmulqdq_only() {
+        #[cfg(target_arch = "x86_64")]
+        let folds = std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("vpclmulqdq")
+            && std::is_x86_feature_detected!("pclmulqdq")
+            && std::is_x86_feature_detected!("sse4.1");
+        #[cfg(not(target_arch = "x86_64"))]
+        let folds = false;
+        for level in Level::ALL {
+            assert_eq!(sums_in_registers(level), folds && level == Level::Avx512, "{level:?}");
+        }
     }
 
     #[test]

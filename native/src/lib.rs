@@ -406,8 +406,9 @@ pub unsafe extern "C" fn dgen4j_generator_fill_payload(
 }
 
 /// `dgen4j_generator_fill`, and `*crc` (the CRC-32C of what came before, 0 to start) continued
-/// over the bytes written: S3's part checksum, each cache-sized block summed right after it is
-/// generated, on the generator's threads.
+/// over the bytes written: S3's part checksum, summed as the bytes are generated (in registers
+/// where the CPU has AVX-512 with VPCLMULQDQ, else each cache-sized block right after it is
+/// written), on the generator's threads.
 ///
 /// # Safety
 /// As `dgen4j_generator_fill`; `crc` must be valid for a read and a write of one u32.

@@ -89,19 +89,13 @@ enum Op {
     /// a cache-sized block at a time right after its compare (they are only read).
     VerifyPayload { finite: Option<Finite>, phase0: usize, crc: bool },
     /// Write the stream bytes, make the values of `finite` finite (`phase`: the byte of its
-    /// element that the job's first byte is) and, with `sum`, compute each piece's checksum,
-    /// a cache-sized block at a time while it is still in cache.
-    Payload { finite: Option<Finite>, phase: usize, sum: Option<Sum> },
+    /// element that the job's first byte is) and, with `sum`, compute each piece's checksum
+    /// as it is generated (`payload_piece`); `nt`: with non-temporal stores where one pass does.
+    Payload { finite: Option<Finite>, phase: usize, sum: Option<Sum>, nt: bool },
 }
 
 /// The checksum a payload fill computes as it goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sum {
-    /// CRC-32 (IEEE: zip's, gzip's).
-    Crc32,
-    /// CRC-32C (Castagnoli: S3's `x-amz-checksum-crc32c`).
-    Crc32c,
-}
+pub use crate::layout::Sum;
 
 /// A parallel job: the `len` bytes at `ptr` receive (fill) or are compared with (verify)
 /// stream bytes `[offset, offset + len)`.
@@ -152,12 +146,12 @@ impl Job {
     unsafe fn run_piece(&self, spec: &Spec, k: usize, mismatch: &mut Option<u64>, crc: &mut u32) -> Result<(), Error> {
         let (offset, ptr, len) = self.piece(k);
         match self.op {
-            Op::Payload { finite, phase, sum } => {
+            Op::Payload { finite, phase, sum, nt } => {
                 // SAFETY: as for Op::Fill: a disjoint piece of the job's exclusive buffer.
                 let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
                 let size = finite.map_or(1, Finite::size);
                 let phase = (phase + (offset - self.offset) as usize % size) % size;
-                *crc = payload_piece(spec, offset, bytes, finite, phase, sum)?;
+                *crc = payload_piece(spec, offset, bytes, finite, phase, sum, nt)?;
                 Ok(())
             }
             Op::Fill { nt } => {
@@ -361,8 +355,9 @@ impl Pool {
     /// Writes stream bytes `[offset, offset + buf.len())` into `buf` like [`Pool::fill`], makes
     /// the values of `finite` finite (`phase`: the byte of its element that `buf[0]` is; see
     /// [`crate::finite::apply`]) and returns the CRC-32 of the result when `crc` (else 0).
-    /// Each piece is generated, masked and summed a cache-sized block at a time, so the bytes
-    /// are read back from cache, not memory; the pieces' CRCs are combined in order.
+    /// Each piece is generated, masked and summed in one pass (see `payload_piece`: in
+    /// registers where the CPU can, else a cache-sized block at a time, so the bytes are read
+    /// back from cache, not memory); the pieces' CRCs are combined in order.
     pub fn fill_payload(
         &self,
         offset: u64,
@@ -382,9 +377,9 @@ impl Pool {
     }
 
     /// Writes stream bytes `[offset, offset + buf.len())` into `buf` like [`Pool::fill`] and
-    /// returns their CRC-32C (S3's part checksum), each piece summed a cache-sized block at a
-    /// time right after it is generated, the pieces' CRCs combined in order: no second pass
-    /// over the buffer from memory.
+    /// returns their CRC-32C (S3's part checksum), each piece summed as it is generated (as
+    /// [`Pool::fill_payload`] sums), the pieces' CRCs combined in order: no second pass over
+    /// the buffer from memory.
     pub fn fill_crc32c(&self, offset: u64, buf: &mut [u8]) -> Result<u32, Error> {
         self.spec.check_range(offset, buf.len() as u64)?;
         self.payload(offset, buf, None, 0, Some(Sum::Crc32c))
@@ -393,10 +388,11 @@ impl Pool {
     /// A payload fill of the checked range on the workers (or this thread for a small one); the
     /// pieces' sums combined in order by `sum`'s rule (0 without a sum).
     fn payload(&self, offset: u64, buf: &mut [u8], finite: Option<Finite>, phase: usize, sum: Option<Sum>) -> Result<u32, Error> {
+        let nt = buf.len() as u64 >= simd::nt_threshold();
         if self.workers.is_empty() || buf.len() < MIN_PARALLEL_FILL {
-            return payload_piece(&self.spec, offset, buf, finite, phase, sum);
+            return payload_piece(&self.spec, offset, buf, finite, phase, sum, nt);
         }
-        let op = Op::Payload { finite, phase, sum };
+        let op = Op::Payload { finite, phase, sum, nt };
         let len = buf.len();
         let crcs = self.run_collect(buf.as_mut_ptr(), offset, len, op)?.1;
         let job = Job { ptr: buf.as_mut_ptr(), offset, len, pieces: crcs.len(), node: None, op };
@@ -578,14 +574,17 @@ fn fill_piece(spec: &Spec, offset: u64, buf: &mut [u8], nt: bool) -> Result<(), 
     layout::fill_with(spec, offset, buf, simd::Dispatch::get().level, nt)
 }
 
-/// Bytes generated, masked and summed at a time: small enough to stay in the second-level
-/// cache between the generator's stores and the CRC's loads, large enough that the per-call
-/// cost of a fill is small (on an EPYC here 64 KiB gave 18 GB/s for fill + CRC on one thread,
-/// 16 KiB 12 to 17).
+/// Bytes generated, masked and summed at a time where the CPU cannot sum in registers
+/// ([`layout::sums_in_registers`]): small enough to stay in the second-level cache between the
+/// generator's stores and the CRC's loads, large enough that the per-call cost of a fill is
+/// small (on an EPYC here 64 KiB gave 18 GB/s for fill + CRC on one thread, 16 KiB 12 to 17).
 const PAYLOAD_BLOCK: usize = 64 << 10;
 
-/// [`Pool::fill_payload`] of one piece on this thread: block by block, generated with
-/// ordinary stores (they are read back at once), masked, summed.
+/// [`Pool::fill_payload`] of one piece on this thread, the kernels masking as they generate:
+/// without a sum in one pass; with one, summed in registers as the bytes are stored where the
+/// CPU can ([`layout::fill_summed`]), else block by block with ordinary stores, each block
+/// summed from cache right after it is written. `nt`: the whole buffer is large enough to
+/// bypass the caches (a one-pass fill only).
 fn payload_piece(
     spec: &Spec,
     offset: u64,
@@ -593,6 +592,7 @@ fn payload_piece(
     finite: Option<Finite>,
     phase: usize,
     sum: Option<Sum>,
+    nt: bool,
 ) -> Result<u32, Error> {
     #[cfg(test)]
     if spec.seed() == PANIC_SEED && offset == 1 << 20 {
@@ -609,7 +609,15 @@ fn payload_piece(
         }
         None => spec,
     };
-    // Blocks after the first start on element boundaries.
+    let sum = match sum {
+        // Nothing is read back: one pass, bypassing the caches when the buffer is large.
+        None => return layout::fill_with(spec, offset, buf, level, nt).map(|()| 0),
+        // Summed in registers as it is generated: nothing is read back either.
+        Some(sum) if layout::sums_in_registers(level) => return layout::fill_summed(spec, offset, buf, level, nt, sum, 0),
+        Some(sum) => sum,
+    };
+    // Summed after it is written: a cache-sized block at a time. Blocks after the first start
+    // on element boundaries.
     let head = (size - phase) % size;
     let mut crc = 0u32;
     let mut at = 0usize;
@@ -618,11 +626,7 @@ fn payload_piece(
         let pos = offset + at as u64;
         let block = &mut buf[at..at + n];
         layout::fill_with(spec, pos, block, level, false)?;
-        match sum {
-            Some(Sum::Crc32) => crc = crc32::update(crc, block),
-            Some(Sum::Crc32c) => crc = crc32c::update(crc, block),
-            None => {}
-        }
+        crc = sum.update(crc, block);
         at += n;
     }
     Ok(crc)
@@ -719,6 +723,36 @@ mod tests {
             }
         }
         assert!(pool.fill_payload(0, &mut [0u8; 8], Some(Finite::F32), 4, true).is_err());
+    }
+
+    #[test]
+    fn buffers_past_the_non_temporal_threshold_fill_mask_and_sum_like_the_parts() {
+        use crate::finite::{self, Finite};
+        // 64-byte aligned and at least the threshold: one-pass fills bypass the caches.
+        let len = simd::nt_threshold().max(1 << 20) as usize + 3 * 4096 + 100;
+        let mut backing = vec![0u8; len + 64];
+        let at = backing.as_ptr().align_offset(64);
+        let got = &mut backing[at..at + len];
+        let spec = Spec::new(78, 1 << 30, 4096, 1.0, 1.5).unwrap();
+        for offset in [0u64, 4096 * 5 + 17] {
+            let want = reference(&spec, offset, len);
+            let mut masked = want.clone();
+            finite::apply(Finite::Bf16, 1, &mut masked);
+            for threads in [1, 3] {
+                let pool = Pool::new(spec.clone(), threads).unwrap();
+                got.fill(0xA5);
+                let crc = pool.fill_crc32c(offset, got).unwrap();
+                assert!(*got == want[..], "crc32c fill, {threads} threads at {offset}");
+                assert_eq!(crc, crc32c::update_table(0, &want), "crc32c, {threads} threads at {offset}");
+                got.fill(0xA5);
+                let crc = pool.fill_payload(offset, got, Some(Finite::Bf16), 1, true).unwrap();
+                assert!(*got == masked[..], "bf16 payload, {threads} threads at {offset}");
+                assert_eq!(crc, crc32::update_table(0, &masked), "crc32, {threads} threads at {offset}");
+                got.fill(0xA5);
+                assert_eq!(pool.fill_payload(offset, got, Some(Finite::Bf16), 1, false).unwrap(), 0);
+                assert!(*got == masked[..], "bf16 payload without a sum, {threads} threads at {offset}");
+            }
+        }
     }
 
     #[test]

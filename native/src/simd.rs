@@ -23,6 +23,8 @@
 
 use std::sync::OnceLock;
 
+#[cfg(target_arch = "x86_64")]
+use crate::crc32::Fold512;
 use crate::rng::{Stripe8, LANES, STEP_BYTES};
 
 /// Steps of the stripe generator per 512-byte sector.
@@ -290,6 +292,30 @@ pub unsafe fn fill_stripe(level: Level, sk: u64, dst: *mut u8, len: usize, masks
     }
 }
 
+/// [`fill_stripe`] with the AVX-512 kernel that also sums the bytes it stores into `fold`,
+/// each 64-byte register folded into the CRC as it is stored: the bytes need no second pass,
+/// so they can bypass the caches (`nt`, used when `dst` is 64-byte aligned) even when they are
+/// summed. The bytes are [`fill_stripe`]'s at [`Level::Avx512`].
+///
+/// # Safety
+/// `dst` must be valid for writes of `len` bytes (a multiple of 512) and the CPU must have
+/// AVX-512F and VPCLMULQDQ (it has them where a [`Fold512`] exists).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub unsafe fn fill_stripe_summed(sk: u64, dst: *mut u8, len: usize, masks: &Masks, nt: bool, fold: &mut Fold512) {
+    debug_assert_eq!(len % 512, 0);
+    let nt = nt && (dst as usize).is_multiple_of(64);
+    // SAFETY: forwarded: `dst` holds `len` bytes and the CPU has AVX-512F and VPCLMULQDQ.
+    unsafe {
+        match (masks.keeps_all_fast(), nt) {
+            (true, false) => x86::stripe_avx512_summed::<false, false>(sk, dst, len, masks, fold),
+            (true, true) => x86::stripe_avx512_summed::<false, true>(sk, dst, len, masks, fold),
+            (false, false) => x86::stripe_avx512_summed::<true, false>(sk, dst, len, masks, fold),
+            (false, true) => x86::stripe_avx512_summed::<true, true>(sk, dst, len, masks, fold),
+        }
+    }
+}
+
 /// Whether the `len` bytes (a multiple of 512) at `src` equal the first `len` bytes of the
 /// stripe with key `sk` masked by `masks`, computed with the kernel of `level`: the stripe is
 /// regenerated in registers and compared with `src` as it goes, with no store.
@@ -373,6 +399,7 @@ mod x86 {
     use std::arch::x86_64::*;
 
     use super::{Masks, STEPS_PER_SECTOR};
+    use crate::crc32::Fold512;
     use crate::rng::{Stripe8, LANES};
 
     /// The eight lanes' initial state as four arrays (`s[w][l]` = word `w` of lane `l`).
@@ -622,6 +649,74 @@ mod x86 {
                 store!(zero);
             }
         }
+    }
+
+    /// [`stripe_avx512`] that folds each register it stores into `fold` (the CRC folding of
+    /// `crc32`'s AVX-512 kernel: block `i` of a sector into accumulator `i % 4`, a sector
+    /// being 8 blocks), so the bytes are summed without being read back.
+    #[target_feature(enable = "avx512f,vpclmulqdq")]
+    pub(super) unsafe fn stripe_avx512_summed<const MASK: bool, const NT: bool>(
+        sk: u64,
+        dst: *mut u8,
+        len: usize,
+        masks: &Masks,
+        fold: &mut Fold512,
+    ) {
+        let s = initial_state(sk);
+        let mut s0 = _mm512_loadu_si512(s[0].as_ptr().cast());
+        let mut s1 = _mm512_loadu_si512(s[1].as_ptr().cast());
+        let mut s2 = _mm512_loadu_si512(s[2].as_ptr().cast());
+        let mut s3 = _mm512_loadu_si512(s[3].as_ptr().cast());
+        let m = masks.0.as_ptr().cast::<__m512i>();
+        let rs = if MASK { masks.random_steps() } else { STEPS_PER_SECTOR };
+        let zero = _mm512_setzero_si512();
+        let mut p = dst.cast::<__m512i>();
+        let mut x = fold.x;
+        let mut first = fold.first;
+        let k4 = fold.k4;
+        macro_rules! advance {
+            () => {{
+                let tt = _mm512_slli_epi64::<17>(s1);
+                s2 = _mm512_xor_si512(s2, s0);
+                s3 = _mm512_xor_si512(s3, s1);
+                s1 = _mm512_xor_si512(s1, s2);
+                s0 = _mm512_xor_si512(s0, s3);
+                s2 = _mm512_xor_si512(s2, tt);
+                s3 = _mm512_rol_epi64::<45>(s3);
+            }};
+        }
+        for _ in 0..len / 512 {
+            // A sector is 8 registers, so its register t goes into accumulator t % 4 (a
+            // constant once the loop is unrolled).
+            for t in 0..STEPS_PER_SECTOR {
+                let mut r = zero;
+                if t < rs {
+                    r = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
+                    if MASK {
+                        r = _mm512_and_si512(r, _mm512_load_si512(m.add(t).cast()));
+                    }
+                }
+                // In the sector's zero tail the lanes still step, but no output is computed.
+                advance!();
+                if NT {
+                    _mm512_stream_si512(p.cast(), r);
+                } else {
+                    _mm512_storeu_si512(p.cast(), r);
+                }
+                p = p.add(1);
+                if t == 0 {
+                    r = _mm512_xor_si512(r, first);
+                    first = zero;
+                }
+                let a = x[t % 4];
+                let lo = _mm512_clmulepi64_epi128::<0x00>(a, k4);
+                let hi = _mm512_clmulepi64_epi128::<0x11>(a, k4);
+                x[t % 4] = _mm512_ternarylogic_epi64::<0x96>(r, lo, hi); // r ^ lo ^ hi
+            }
+        }
+        fold.x = x;
+        fold.first = first;
+        fold.fed += len as u64;
     }
 }
 
