@@ -551,33 +551,64 @@ mod x86 {
         _mm256_testz_si256(acc, acc) == 1
     }
 
+    /// The eight lanes of a stripe's generator in AVX-512 registers, one register per state
+    /// word: the step every AVX-512 kernel takes (fill, fill and sum, compare).
+    #[derive(Clone, Copy)]
+    struct Lanes512([__m512i; 4]);
+
+    impl Lanes512 {
+        /// The lanes of the stripe with key `sk` before its first step.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn new(sk: u64) -> Lanes512 {
+            let s = initial_state(sk);
+            // SAFETY: each `s[w]` is eight u64, 64 readable bytes; loadu needs no alignment.
+            unsafe {
+                Lanes512([
+                    _mm512_loadu_si512(s[0].as_ptr().cast()),
+                    _mm512_loadu_si512(s[1].as_ptr().cast()),
+                    _mm512_loadu_si512(s[2].as_ptr().cast()),
+                    _mm512_loadu_si512(s[3].as_ptr().cast()),
+                ])
+            }
+        }
+
+        /// The eight lanes' output of this step (before they advance).
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn output(&self) -> __m512i {
+            let [s0, _, _, s3] = self.0;
+            _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0)
+        }
+
+        /// Every lane one step on.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn advance(&mut self) {
+            let [mut s0, mut s1, mut s2, mut s3] = self.0;
+            let tt = _mm512_slli_epi64::<17>(s1);
+            s2 = _mm512_xor_si512(s2, s0);
+            s3 = _mm512_xor_si512(s3, s1);
+            s1 = _mm512_xor_si512(s1, s2);
+            s0 = _mm512_xor_si512(s0, s3);
+            s2 = _mm512_xor_si512(s2, tt);
+            s3 = _mm512_rol_epi64::<45>(s3);
+            self.0 = [s0, s1, s2, s3];
+        }
+    }
+
     /// AVX-512 match kernel: as [`match_avx2`] with one register per state word.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn match_avx512<const MASK: bool>(sk: u64, src: *const u8, len: usize, masks: &Masks) -> bool {
-        let s = initial_state(sk);
-        let mut s0 = _mm512_loadu_si512(s[0].as_ptr().cast());
-        let mut s1 = _mm512_loadu_si512(s[1].as_ptr().cast());
-        let mut s2 = _mm512_loadu_si512(s[2].as_ptr().cast());
-        let mut s3 = _mm512_loadu_si512(s[3].as_ptr().cast());
+        let mut lanes = Lanes512::new(sk);
         let m = masks.0.as_ptr().cast::<__m512i>();
         let rs = if MASK { masks.random_steps() } else { STEPS_PER_SECTOR };
         let mut acc = _mm512_setzero_si512();
         let mut p = src.cast::<__m512i>();
-        macro_rules! advance {
-            () => {{
-                let tt = _mm512_slli_epi64::<17>(s1);
-                s2 = _mm512_xor_si512(s2, s0);
-                s3 = _mm512_xor_si512(s3, s1);
-                s1 = _mm512_xor_si512(s1, s2);
-                s0 = _mm512_xor_si512(s0, s3);
-                s2 = _mm512_xor_si512(s2, tt);
-                s3 = _mm512_rol_epi64::<45>(s3);
-            }};
-        }
         for _ in 0..len / 512 {
             for t in 0..rs {
-                let mut r = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
-                advance!();
+                let mut r = lanes.output();
+                lanes.advance();
                 if MASK {
                     r = _mm512_and_si512(r, _mm512_load_si512(m.add(t).cast()));
                 }
@@ -587,7 +618,7 @@ mod x86 {
             }
             // The sector's zero tail: the caller's bytes must be zero.
             for _ in rs..STEPS_PER_SECTOR {
-                advance!();
+                lanes.advance();
                 prefetch_next_stripe(p.cast());
                 acc = _mm512_or_si512(acc, _mm512_loadu_si512(p.cast()));
                 p = p.add(1);
@@ -604,26 +635,11 @@ mod x86 {
         len: usize,
         masks: &Masks,
     ) {
-        let s = initial_state(sk);
-        let mut s0 = _mm512_loadu_si512(s[0].as_ptr().cast());
-        let mut s1 = _mm512_loadu_si512(s[1].as_ptr().cast());
-        let mut s2 = _mm512_loadu_si512(s[2].as_ptr().cast());
-        let mut s3 = _mm512_loadu_si512(s[3].as_ptr().cast());
+        let mut lanes = Lanes512::new(sk);
         let m = masks.0.as_ptr().cast::<__m512i>();
         let rs = if MASK { masks.random_steps() } else { STEPS_PER_SECTOR };
         let zero = _mm512_setzero_si512();
         let mut p = dst.cast::<__m512i>();
-        macro_rules! advance {
-            () => {{
-                let tt = _mm512_slli_epi64::<17>(s1);
-                s2 = _mm512_xor_si512(s2, s0);
-                s3 = _mm512_xor_si512(s3, s1);
-                s1 = _mm512_xor_si512(s1, s2);
-                s0 = _mm512_xor_si512(s0, s3);
-                s2 = _mm512_xor_si512(s2, tt);
-                s3 = _mm512_rol_epi64::<45>(s3);
-            }};
-        }
         macro_rules! store {
             ($r:expr) => {{
                 if NT {
@@ -636,8 +652,8 @@ mod x86 {
         }
         for _ in 0..len / 512 {
             for t in 0..rs {
-                let mut r = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
-                advance!();
+                let mut r = lanes.output();
+                lanes.advance();
                 if MASK {
                     r = _mm512_and_si512(r, _mm512_load_si512(m.add(t).cast()));
                 }
@@ -645,7 +661,7 @@ mod x86 {
             }
             // The sector's zero tail: the lanes still step, but no output is computed.
             for _ in rs..STEPS_PER_SECTOR {
-                advance!();
+                lanes.advance();
                 store!(zero);
             }
         }
@@ -662,11 +678,7 @@ mod x86 {
         masks: &Masks,
         fold: &mut Fold512,
     ) {
-        let s = initial_state(sk);
-        let mut s0 = _mm512_loadu_si512(s[0].as_ptr().cast());
-        let mut s1 = _mm512_loadu_si512(s[1].as_ptr().cast());
-        let mut s2 = _mm512_loadu_si512(s[2].as_ptr().cast());
-        let mut s3 = _mm512_loadu_si512(s[3].as_ptr().cast());
+        let mut lanes = Lanes512::new(sk);
         let m = masks.0.as_ptr().cast::<__m512i>();
         let rs = if MASK { masks.random_steps() } else { STEPS_PER_SECTOR };
         let zero = _mm512_setzero_si512();
@@ -674,30 +686,19 @@ mod x86 {
         let mut x = fold.x;
         let mut first = fold.first;
         let k4 = fold.k4;
-        macro_rules! advance {
-            () => {{
-                let tt = _mm512_slli_epi64::<17>(s1);
-                s2 = _mm512_xor_si512(s2, s0);
-                s3 = _mm512_xor_si512(s3, s1);
-                s1 = _mm512_xor_si512(s1, s2);
-                s0 = _mm512_xor_si512(s0, s3);
-                s2 = _mm512_xor_si512(s2, tt);
-                s3 = _mm512_rol_epi64::<45>(s3);
-            }};
-        }
         for _ in 0..len / 512 {
             // A sector is 8 registers, so its register t goes into accumulator t % 4 (a
             // constant once the loop is unrolled).
             for t in 0..STEPS_PER_SECTOR {
                 let mut r = zero;
                 if t < rs {
-                    r = _mm512_add_epi64(_mm512_rol_epi64::<23>(_mm512_add_epi64(s0, s3)), s0);
+                    r = lanes.output();
                     if MASK {
                         r = _mm512_and_si512(r, _mm512_load_si512(m.add(t).cast()));
                     }
                 }
                 // In the sector's zero tail the lanes still step, but no output is computed.
-                advance!();
+                lanes.advance();
                 if NT {
                     _mm512_stream_si512(p.cast(), r);
                 } else {
